@@ -1,0 +1,68 @@
+"""The front door: :func:`solve` any registered policy on an instance."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from models import Allocation, Instance, Policy, get_policy
+
+
+def as_instance(instance: Instance | Mapping[str, Any] | str | Path) -> Instance:
+    """An :class:`Instance` from an instance, a scenario dict or a file path."""
+    if isinstance(instance, Instance):
+        return instance
+    if isinstance(instance, Mapping):
+        return Instance.from_dict(instance)
+    return Instance.load(instance)
+
+
+def solve(instance: Instance | Mapping[str, Any] | str | Path, policy: str | Policy = "drf", exact: bool = False) -> Allocation:
+    """Allocate with one policy.
+
+    Parameters
+    ----------
+    instance : Instance, dict or path
+        The scenario.
+    policy : str or Policy
+        A registered name (``"drf"``, ``"asset"``, ``"ceei"``, ...; with
+        parameters ``"fds:beta=2"``) or a policy object.
+    exact : bool
+        Ask for exact numbers. A policy without an exact solver returns its
+        floating-point answer with ``exact=False`` and a message saying so:
+        floats are never labelled exact.
+
+    Returns
+    -------
+    Allocation
+
+    Examples
+    --------
+    >>> from analyzer import Instance, solve
+    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
+    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> solve(inst, "drf", exact=True).tasks["A"]
+    Fraction(3, 1)
+    >>> str(solve(inst, "asset", exact=True).tasks["B"])
+    '54/25'
+    """
+    inst = as_instance(instance)
+    pol = get_policy(policy)
+    reason = pol.supports(inst)
+    if reason is not None:
+        from models import PolicyError
+
+        raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")
+    if exact:
+        if pol.has_exact:
+            return pol.solve_exact(inst)
+        alloc = pol.solve(inst)
+        return replace(
+            alloc,
+            exact=False,
+            message=f"not exact: policy {pol.label!r} has no exact solver yet; the numbers are floating point",
+        )
+    return pol.solve(inst)

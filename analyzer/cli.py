@@ -1,0 +1,104 @@
+"""The ``fairalloc`` command line (also ``python -m analyzer``).
+
+Subcommands live one per module in :mod:`analyzer.commands`; each module
+defines ``register(subparsers)`` that adds its parser and sets ``run``.
+
+Exit codes: 0 success; 1 a check found a violation; 2 bad input (one line
+on stderr naming the file and field, never a traceback); 3 a solver failed;
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from models import InstanceError, PolicyError, SolverError
+
+EXIT_OK = 0
+EXIT_VIOLATION = 1
+EXIT_BAD_INPUT = 2
+EXIT_SOLVER = 3
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """A bad flag or flag value (exit code 2)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and an exception, not exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, with every subcommand module registered."""
+    from . import commands
+
+    parser = OneLineParser(
+        prog="fairalloc",
+        description="Analyze multi-resource fair allocation policies (DRF, asset fairness, CEEI, ...).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    sub.required = True
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return int(args.run(args))
+    except (UsageError, InstanceError, PolicyError) as exc:
+        return fail(str(exc), EXIT_BAD_INPUT)
+    except SolverError as exc:
+        return fail(str(exc), EXIT_SOLVER)
+    except KeyboardInterrupt:
+        return fail("interrupted", EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def fail(message: str, code: int) -> int:
+    """Print ``fairalloc: error: message`` as one line on stderr."""
+    one_line = " ".join(str(message).split())
+    print(f"fairalloc: error: {one_line}", file=sys.stderr)
+    return code
+
+
+def add_format_option(parser: argparse.ArgumentParser, default: str = "text") -> None:
+    """The shared ``--format`` flag."""
+    from .render import FORMATS
+
+    parser.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default: {default})")
+
+
+def split_list(value: str, what: str) -> list[str]:
+    """Split ``"a,b,c"``; an empty item is a usage error naming ``what``."""
+    items = [v.strip() for v in value.split(",")]
+    if not items or any(not v for v in items):
+        raise UsageError(f"--{what}: empty name in {value!r}")
+    return items
+
+
+def write_out(text: str) -> None:
+    """Write to stdout (a closed pipe is not an error)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def entry_point() -> Any:
+    """Console-script entry point."""
+    sys.exit(main())

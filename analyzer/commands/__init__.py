@@ -1,0 +1,1 @@
+"""One module per ``fairalloc`` subcommand; each defines ``register(sub)``."""

@@ -1,0 +1,61 @@
+"""``fairalloc solve FILE``: each policy's allocation, side by side."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..cli import add_format_option, split_list, write_out
+from ..render import Table, render_tables, to_json
+
+DEFAULT_POLICIES = "drf,asset,ceei"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("solve", help="allocate with one or more policies, side by side")
+    p.add_argument("file", help="scenario file (.toml or .json)")
+    p.add_argument("--policy", default=DEFAULT_POLICIES, help=f"comma-separated policies (default: {DEFAULT_POLICIES})")
+    p.add_argument("--exact", action="store_true", help="exact numbers where the policy has an exact solver")
+    add_format_option(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from models import Instance, get_policy
+
+    from ..api import solve
+
+    inst = Instance.load(args.file)
+    policies = [get_policy(name) for name in split_list(args.policy, "policy")]
+    allocs = [solve(inst, pol, exact=args.exact) for pol in policies]
+    if args.format == "json":
+        write_out(to_json({"instance": inst.to_dict(), "allocations": [a.to_dict() for a in allocs]}))
+        return 0
+    tables, notes = allocation_tables(inst, allocs)
+    write_out(render_tables(tables, args.format, notes))
+    return 0
+
+
+def allocation_tables(inst: Any, allocs: list[Any]) -> tuple[list[Table], list[str]]:
+    """Tables (tasks, dominant shares, bundles, utilization) and notes."""
+    names = [a.policy for a in allocs]
+
+    def tasks(a: Any, i: int) -> Any:
+        return a.x_exact[i] if a.exact else float(a.x[i])
+
+    def dom(a: Any, i: int) -> Any:
+        return a.dominant_shares_exact[i] if a.exact else float(a.dominant_shares[i])
+
+    title = f" ({inst.name})" if inst.name else ""
+    t_tasks = Table(f"Tasks per user{title}", ["user", *names],
+                    [[u, *[tasks(a, i) for a in allocs]] for i, u in enumerate(inst.users)])
+    t_dom = Table("Dominant share per user", ["user", *names],
+                  [[u, *[dom(a, i) for a in allocs]] for i, u in enumerate(inst.users)])
+    t_bundle = Table("Bundle per user and resource", ["user", "resource", *names],
+                     [[u, r, *[float(a.bundles[i, j]) for a in allocs]]
+                      for i, u in enumerate(inst.users) for j, r in enumerate(inst.resources)])
+    t_util = Table("Utilization per resource", ["resource", "capacity", *names],
+                   [[r, float(inst.capacity[j]), *[float(a.utilization[j]) for a in allocs]]
+                    for j, r in enumerate(inst.resources)])
+    notes = [f"{a.policy}: {a.message}" for a in allocs if a.message]
+    return [t_tasks, t_dom, t_bundle, t_util], notes

@@ -1,0 +1,133 @@
+"""Rendering of tables in the output formats every command shares:
+``text`` (terminal), ``md`` (Markdown), ``latex``, ``csv`` and ``json``.
+
+A :class:`Table` is a title, headers and rows of cells; a cell is a string or
+a number. Exact numbers (Fractions, sympy) are shown exactly with their float
+beside them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+FORMATS: tuple[str, ...] = ("text", "md", "latex", "csv", "json")
+
+
+@dataclass
+class Table:
+    """A titled table of cells."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[Any]] = field(default_factory=list)
+
+
+def fmt_number(value: Any, exact: bool = False) -> str:
+    """A number for people: exact values as ``45/11 (4.09091)``, floats with
+    six significant digits, ints plainly."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return str(value.numerator)
+        return f"{value.numerator}/{value.denominator} ({float(value):.6g})"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    # sympy numbers
+    try:
+        is_rational = bool(getattr(value, "is_Rational", False))
+        text = str(value)
+        return text if is_rational and "/" not in text else f"{text} ({float(value):.6g})"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _latex_escape(text: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}")):
+        text = text.replace(a, b)
+    return text
+
+
+def render_tables(tables: list[Table], fmt: str, notes: list[str] | None = None) -> str:
+    """Render tables (and trailing notes) as text, md, latex or csv."""
+    from tabulate import tabulate
+
+    notes = notes or []
+    out: list[str] = []
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        for k, t in enumerate(tables):
+            if k:
+                buf.write("\n")
+            writer.writerow(["table", *t.headers])
+            for row in t.rows:
+                writer.writerow([t.title, *[_csv_cell(c) for c in row]])
+        return buf.getvalue()
+    for t in tables:
+        rows = [[fmt_number(c) for c in row] for row in t.rows]
+        if fmt == "text":
+            out.append(t.title)
+            out.append(tabulate(rows, headers=t.headers, tablefmt="simple", disable_numparse=True))
+        elif fmt == "md":
+            out.append(f"### {t.title}\n")
+            out.append(tabulate(rows, headers=t.headers, tablefmt="github", disable_numparse=True))
+        elif fmt == "latex":
+            cols = "l" * len(t.headers)
+            body = [r"\begin{table}[ht]", r"\centering", f"\\caption{{{_latex_escape(t.title)}}}",
+                    f"\\begin{{tabular}}{{{cols}}}", r"\hline",
+                    " & ".join(_latex_escape(h) for h in t.headers) + r" \\", r"\hline"]
+            body += [" & ".join(_latex_escape(c) for c in row) + r" \\" for row in rows]
+            body += [r"\hline", r"\end{tabular}", r"\end{table}"]
+            out.append("\n".join(body))
+        else:
+            raise ValueError(f"unknown format {fmt!r}")
+        out.append("")
+    for note in notes:
+        if fmt == "latex":
+            out.append(f"% note: {note}")
+        elif fmt == "md":
+            out.append(f"> note: {note}")
+        else:
+            out.append(f"note: {note}")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _csv_cell(c: Any) -> Any:
+    if isinstance(c, Fraction):
+        return str(c) if c.denominator != 1 else c.numerator
+    if isinstance(c, float):
+        return repr(c)
+    return c if isinstance(c, int | str) or c is None else str(c)
+
+
+def to_json(data: Any) -> str:
+    """JSON text with a stable key order for the structures commands emit."""
+    return json.dumps(data, indent=2, default=_json_default) + "\n"
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, Fraction):
+        return str(o)
+    try:
+        import numpy as np
+
+        if isinstance(o, np.generic):
+            return o.item()
+        if isinstance(o, np.ndarray):
+            return o.tolist()
+    except ImportError:  # pragma: no cover
+        pass
+    return str(o)

@@ -1,0 +1,220 @@
+"""The result of a policy: tasks per user and the views derived from them.
+
+Shares and dominant shares follow Ghodsi et al., NSDI 2011, Section 4: user
+``i``'s share of resource ``j`` is ``x_i d_ij / R_j``; its dominant share is
+the largest of these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .instance import Instance
+from .numbers import fraction_to_plain
+from .tolerances import FEASIBILITY_RTOL
+
+#: Status of an allocation whose solver reached a proven optimum.
+OPTIMAL = "optimal"
+#: Status of an allocation within the named tolerances but not proven.
+OPTIMAL_INACCURATE = "optimal_inaccurate"
+
+
+class UserMap(Mapping[str, Any]):
+    """Read-only ``name -> value`` view over a per-user array (no per-user
+    dict is built until a name is looked up)."""
+
+    def __init__(self, instance: Instance, values: Any) -> None:
+        self._inst = instance
+        self._values = values
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            i = self._inst.user_index[name]
+        except KeyError:
+            raise KeyError(f"no user named {name!r}") from None
+        v = self._values[i]
+        return v.item() if isinstance(v, np.generic) else v
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._inst.users)
+
+    def __len__(self) -> int:
+        return self._inst.n
+
+    def __repr__(self) -> str:
+        if self._inst.n > 20:
+            return f"UserMap({self._inst.n} users)"
+        return repr(dict(self.items()))
+
+
+@dataclass(frozen=True, eq=False)
+class Allocation:
+    """Tasks per user chosen by a policy on an instance.
+
+    Attributes
+    ----------
+    instance : Instance
+        The problem solved.
+    x : ndarray, shape (n,)
+        Tasks per user as floats (always present).
+    policy : str
+        Name of the policy that produced it.
+    exact : bool
+        True when :attr:`x_exact` holds exact numbers (Fractions, or sympy
+        numbers where the optimum is irrational).
+    x_exact : tuple or None
+        Exact task counts when ``exact``.
+    status : str
+        :data:`OPTIMAL` or another solver status.
+    message : str
+        A human sentence about how it was computed (e.g. "not exact").
+    stats : dict
+        Solver statistics (solver name, stages, time, iterations...).
+    certificate : object or None
+        An optimality certificate attached by ``proofs`` (exact mode).
+    """
+
+    instance: Instance
+    x: np.ndarray
+    policy: str
+    exact: bool = False
+    x_exact: tuple[Any, ...] | None = None
+    status: str = OPTIMAL
+    message: str = ""
+    stats: dict[str, Any] = field(default_factory=dict)
+    certificate: Any = None
+
+    @property
+    def tasks(self) -> UserMap:
+        """``name -> tasks``: exact numbers when :attr:`exact`, else floats."""
+        return UserMap(self.instance, self.x_exact if self.exact and self.x_exact is not None else self.x)
+
+    @cached_property
+    def bundles(self) -> np.ndarray:
+        """Resources held, shape (n, m): ``x_i * d_i``."""
+        return self.x[:, None] * self.instance.demands
+
+    @cached_property
+    def usage(self) -> np.ndarray:
+        """Total use of each resource, shape (m,)."""
+        return self.x @ self.instance.demands
+
+    @cached_property
+    def shares(self) -> np.ndarray:
+        """Share of each resource per user, shape (n, m)."""
+        return self.bundles / self.instance.capacity
+
+    @cached_property
+    def dominant_shares(self) -> np.ndarray:
+        """Largest share per user, shape (n,)."""
+        return self.shares.max(axis=1)
+
+    @cached_property
+    def utilization(self) -> np.ndarray:
+        """Fraction of each resource in use, shape (m,)."""
+        return self.usage / self.instance.capacity
+
+    @property
+    def leftover(self) -> np.ndarray:
+        """Unused amount of each resource, shape (m,)."""
+        return self.instance.capacity - self.usage
+
+    def max_violation(self) -> float:
+        """Largest relative capacity or cap excess (0 when feasible)."""
+        over = float(np.max(self.utilization - 1.0, initial=0.0))
+        k = self.instance.max_tasks
+        fin = np.isfinite(k)
+        if fin.any():
+            over = max(over, float(np.max((self.x[fin] - k[fin]) / np.maximum(k[fin], 1.0), initial=0.0)))
+        return max(over, float(np.max(-self.x, initial=0.0)))
+
+    def is_feasible(self, rtol: float = FEASIBILITY_RTOL) -> bool:
+        """Capacities, caps and non-negativity hold within ``rtol``."""
+        return self.max_violation() <= rtol
+
+    # -------------------------------------------------------------- exact
+    @cached_property
+    def usage_exact(self) -> tuple[Any, ...]:
+        """Exact use of each resource (needs :attr:`exact`)."""
+        self._need_exact()
+        inst = self.instance
+        assert self.x_exact is not None
+        return tuple(
+            sum((self.x_exact[i] * inst.demands_exact[i][j] for i in range(inst.n)), Fraction(0))
+            for j in range(inst.m)
+        )
+
+    @cached_property
+    def dominant_shares_exact(self) -> tuple[Any, ...]:
+        """Exact dominant shares (needs :attr:`exact`)."""
+        self._need_exact()
+        inst = self.instance
+        assert self.x_exact is not None
+        out = []
+        for i in range(inst.n):
+            best = max(Fraction(d) / c for d, c in zip(inst.demands_exact[i], inst.capacity_exact, strict=True))
+            out.append(self.x_exact[i] * best)
+        return tuple(out)
+
+    def _need_exact(self) -> None:
+        if not self.exact or self.x_exact is None:
+            raise ValueError(f"allocation of {self.policy!r} is not exact")
+
+    # -------------------------------------------------------------- output
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict. Exact numbers are strings (``"45/11"``) with a
+        float beside them under the same key plus ``_float``."""
+        inst = self.instance
+        out: dict[str, Any] = {
+            "policy": self.policy,
+            "exact": self.exact,
+            "status": self.status,
+        }
+        if self.message:
+            out["message"] = self.message
+        users: dict[str, Any] = {}
+        for i, u in enumerate(inst.users):
+            entry: dict[str, Any] = {}
+            if self.exact and self.x_exact is not None:
+                put_exact(entry, "tasks", self.x_exact[i])
+                put_exact(entry, "dominant_share", self.dominant_shares_exact[i])
+            else:
+                entry["tasks"] = float(self.x[i])
+                entry["dominant_share"] = float(self.dominant_shares[i])
+            entry["bundle"] = {r: float(self.bundles[i, j]) for j, r in enumerate(inst.resources)}
+            users[u] = entry
+        out["users"] = users
+        out["resources"] = {
+            r: {
+                "capacity": float(inst.capacity[j]),
+                "used": float(self.usage[j]),
+                "utilization": float(self.utilization[j]),
+            }
+            for j, r in enumerate(inst.resources)
+        }
+        if self.stats:
+            out["stats"] = {k: v for k, v in self.stats.items() if isinstance(v, str | int | float | bool)}
+        return out
+
+
+def exact_str(value: Any) -> str:
+    """Exact number as text: ``"45/11"``, ``"3"``, or sympy's form."""
+    if isinstance(value, Fraction):
+        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    return str(value)
+
+
+def put_exact(entry: dict[str, Any], key: str, value: Any) -> None:
+    """Store an exact number as a string under ``key`` and its float under
+    ``key + "_float"``."""
+    entry[key] = exact_str(value)
+    entry[key + "_float"] = float(value)
+
+
+__all__ = ["Allocation", "UserMap", "OPTIMAL", "OPTIMAL_INACCURATE", "exact_str", "put_exact", "fraction_to_plain"]

@@ -1,0 +1,641 @@
+"""The allocation problem: resources, users with Leontief demands, machines.
+
+Model of Ghodsi et al., "Dominant Resource Fairness: Fair Allocation of
+Multiple Resource Types", NSDI 2011, Section 4: a cluster has ``m`` resources
+with capacities ``R_j > 0``; user ``i`` runs tasks with demand vector
+``d_i >= 0`` (not all zero), weight ``w_i > 0`` (Section 4.3) and an optional
+cap ``k_i`` on its number of tasks. Machines (Section 6.2) matter only in the
+discrete setting.
+
+An :class:`Instance` is immutable and validated once, here: every bad value
+raises :class:`~models.errors.InstanceError` whose message starts with the
+dotted path of the field (``users.B.demand.mem: must be >= 0, got -1``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import InstanceError
+from .numbers import NotANumber, fraction_to_plain, parse_number, to_fraction
+
+#: Keys a user table may hold. Later features extend this set in one place.
+USER_KEYS: frozenset[str] = frozenset({"demand", "weight", "max_tasks"})
+#: Top-level keys of a scenario.
+TOP_KEYS: frozenset[str] = frozenset({"resources", "users", "machines", "name", "description"})
+
+
+@dataclass(frozen=True)
+class MachineType:
+    """``count`` identical machines, each with ``capacity[j]`` of resource j."""
+
+    count: int
+    capacity: np.ndarray
+    capacity_exact: tuple[Fraction, ...]
+    name: str | None = None
+
+
+def _freeze(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _number(path: str, value: Any, *, positive: bool = False, allow_inf: bool = False) -> Fraction | float:
+    """Parse and range-check one number; errors name ``path``."""
+    try:
+        v = parse_number(value)
+    except NotANumber as exc:
+        raise InstanceError(f"{path}: {exc}") from None
+    if isinstance(v, float):
+        if math.isnan(v):
+            raise InstanceError(f"{path}: must be a number, got NaN")
+        if math.isinf(v) and not (allow_inf and v > 0):
+            raise InstanceError(f"{path}: must be finite, got {v}")
+    if positive and not v > 0:
+        raise InstanceError(f"{path}: must be > 0, got {_show(v)}")
+    if not positive and v < 0:
+        raise InstanceError(f"{path}: must be >= 0, got {_show(v)}")
+    return v
+
+
+def _show(v: Fraction | float) -> str:
+    if isinstance(v, Fraction):
+        return str(fraction_to_plain(v))
+    return repr(v)
+
+
+def _exact(v: Fraction | float) -> Fraction:
+    return v if isinstance(v, Fraction) else Fraction(repr(v))
+
+
+def _table(path: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InstanceError(f"{path}: must be a table, got {type(value).__name__}")
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """A validated multi-resource allocation problem.
+
+    Build one with :meth:`from_dict`, :meth:`load` or :meth:`from_arrays`;
+    the constructor itself trusts its arguments.
+
+    Attributes
+    ----------
+    resources : tuple of str
+        Resource names, in column order.
+    capacity : ndarray, shape (m,)
+        Capacities ``R_j > 0`` (float, read-only).
+    demands : ndarray, shape (n, m)
+        Per-task demand vectors (float, read-only).
+    weights : ndarray, shape (n,)
+        Weights ``w_i > 0`` (1 when not given).
+    max_tasks : ndarray, shape (n,)
+        Task caps ``k_i``; ``inf`` when a user is unbounded.
+    machines : tuple of MachineType
+        Machine types for the discrete setting (may be empty).
+
+    Examples
+    --------
+    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
+    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst.n, inst.m, inst.resources
+    (2, 2, ('cpu', 'mem'))
+    """
+
+    resources: tuple[str, ...]
+    capacity: np.ndarray
+    demands: np.ndarray
+    weights: np.ndarray
+    max_tasks: np.ndarray
+    machines: tuple[MachineType, ...] = ()
+    name: str | None = None
+    _user_names: tuple[str, ...] | None = None
+    _exact_source: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def n(self) -> int:
+        """Number of users."""
+        return int(self.demands.shape[0])
+
+    @property
+    def m(self) -> int:
+        """Number of resources."""
+        return int(self.demands.shape[1])
+
+    @cached_property
+    def users(self) -> tuple[str, ...]:
+        """User names (generated as ``u0, u1, ...`` when built from arrays)."""
+        if self._user_names is not None:
+            return self._user_names
+        return tuple(f"u{i}" for i in range(self.n))
+
+    @cached_property
+    def user_index(self) -> dict[str, int]:
+        """Map from user name to row index."""
+        return {u: i for i, u in enumerate(self.users)}
+
+    @property
+    def weighted(self) -> bool:
+        """True when some weight differs from 1."""
+        return bool(np.any(self.weights != 1.0))
+
+    @property
+    def capped(self) -> bool:
+        """True when some user has a finite task cap."""
+        return bool(np.any(np.isfinite(self.max_tasks)))
+
+    @property
+    def strictly_positive(self) -> bool:
+        """True when every demand entry is > 0 (the paper's main class)."""
+        return bool(np.all(self.demands > 0))
+
+    # ---------------------------------------------------------- exact values
+    @cached_property
+    def capacity_exact(self) -> tuple[Fraction, ...]:
+        """Capacities as Fractions (floats read as the decimal written)."""
+        src = self._exact_source.get("capacity")
+        if src is not None:
+            return tuple(src)
+        return tuple(_exact_array(self.capacity))
+
+    @cached_property
+    def demands_exact(self) -> tuple[tuple[Fraction, ...], ...]:
+        """Demand vectors as Fractions, one tuple per user."""
+        src = self._exact_source.get("demands")
+        if src is not None:
+            return tuple(tuple(row) for row in src)
+        return tuple(tuple(_exact_array(row)) for row in self.demands)
+
+    @cached_property
+    def weights_exact(self) -> tuple[Fraction, ...]:
+        """Weights as Fractions."""
+        src = self._exact_source.get("weights")
+        if src is not None:
+            return tuple(src)
+        return tuple(_exact_array(self.weights))
+
+    @cached_property
+    def max_tasks_exact(self) -> tuple[Fraction | None, ...]:
+        """Task caps as Fractions, ``None`` for unbounded users."""
+        src = self._exact_source.get("max_tasks")
+        if src is not None:
+            return tuple(src)
+        return tuple(None if math.isinf(k) else Fraction(repr(float(k))) for k in self.max_tasks)
+
+    # ------------------------------------------------------------ builders
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Instance:
+        """Build and validate an instance from a scenario dict (the TOML/JSON
+        layout of DESIGN.md).
+
+        Raises
+        ------
+        InstanceError
+            Naming the first offending field.
+        """
+        data = _table("scenario", data)
+        unknown = sorted(set(data) - TOP_KEYS)
+        if unknown:
+            raise InstanceError(f"{unknown[0]}: unknown top-level key (allowed: {', '.join(sorted(TOP_KEYS))})")
+        machines_raw = data.get("machines")
+        if "resources" not in data:
+            raise InstanceError("resources: missing (a table of resource = capacity)")
+        res_table = _table("resources", data["resources"])
+        if not res_table:
+            raise InstanceError("resources: no resources given")
+        resources = tuple(str(k) for k in res_table)
+        for r in resources:
+            if not r.strip():
+                raise InstanceError("resources: a resource name is empty")
+        cap = [_number(f"resources.{r}", res_table[r], positive=True) for r in resources]
+
+        if "users" not in data:
+            raise InstanceError("users: missing (a table of users with demand vectors)")
+        users_table = _table("users", data["users"])
+        if not users_table:
+            raise InstanceError("users: no users given")
+        names: list[str] = []
+        dem: list[list[Fraction | float]] = []
+        wts: list[Fraction | float] = []
+        caps: list[Fraction | float | None] = []
+        for uname, spec in users_table.items():
+            uname = str(uname)
+            if not uname.strip():
+                raise InstanceError("users: a user name is empty")
+            path = f"users.{uname}"
+            spec = _table(path, spec)
+            unknown = sorted(set(spec) - USER_KEYS)
+            if unknown:
+                raise InstanceError(f"{path}.{unknown[0]}: unknown key (allowed: {', '.join(sorted(USER_KEYS))})")
+            if "demand" not in spec:
+                raise InstanceError(f"{path}.demand: missing")
+            dspec = spec["demand"]
+            if isinstance(dspec, Sequence) and not isinstance(dspec, str | bytes):
+                if len(dspec) != len(resources):
+                    raise InstanceError(f"{path}.demand: has {len(dspec)} entries for {len(resources)} resources")
+                dspec = dict(zip(resources, dspec, strict=True))
+            dspec = _table(f"{path}.demand", dspec)
+            for r in dspec:
+                if r not in res_table:
+                    raise InstanceError(f"{path}.demand.{r}: unknown resource (resources are {', '.join(resources)})")
+            row = [_number(f"{path}.demand.{r}", dspec.get(r, 0)) for r in resources]
+            if all(v == 0 for v in row):
+                raise InstanceError(f"{path}.demand: all entries are zero (a task must need something)")
+            names.append(uname)
+            dem.append(row)
+            wts.append(_number(f"{path}.weight", spec["weight"], positive=True) if "weight" in spec else Fraction(1))
+            if "max_tasks" in spec and spec["max_tasks"] is not None:
+                k = _number(f"{path}.max_tasks", spec["max_tasks"], allow_inf=True)
+                caps.append(None if isinstance(k, float) and math.isinf(k) else k)
+            else:
+                caps.append(None)
+
+        machines: tuple[MachineType, ...] = ()
+        if machines_raw is not None:
+            machines = _parse_machines(machines_raw, resources)
+            totals = [sum((mt.capacity_exact[j] * mt.count for mt in machines), Fraction(0)) for j in range(len(resources))]
+            for j, r in enumerate(resources):
+                if totals[j] != _exact(cap[j]):
+                    raise InstanceError(
+                        f"machines: total {r} is {fraction_to_plain(totals[j])} but resources.{r} is {_show(cap[j])}"
+                    )
+        name = data.get("name")
+        if name is not None and not isinstance(name, str):
+            raise InstanceError(f"name: must be a string, got {type(name).__name__}")
+        exact = {
+            "capacity": [_exact(v) for v in cap],
+            "demands": [[_exact(v) for v in row] for row in dem],
+            "weights": [_exact(v) for v in wts],
+            "max_tasks": [None if k is None else _exact(k) for k in caps],
+        }
+        return cls(
+            resources=resources,
+            capacity=_freeze(np.array([float(v) for v in cap], dtype=float)),
+            demands=_freeze(np.array([[float(v) for v in row] for row in dem], dtype=float).reshape(len(names), len(resources))),
+            weights=_freeze(np.array([float(v) for v in wts], dtype=float)),
+            max_tasks=_freeze(np.array([math.inf if k is None else float(k) for k in caps], dtype=float)),
+            machines=machines,
+            name=name,
+            _user_names=tuple(names),
+            _exact_source=exact,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Instance:
+        """Read a scenario from a ``.toml`` or ``.json`` file.
+
+        Raises
+        ------
+        InstanceError
+            For a missing, empty, binary or malformed file, or a bad field;
+            the message starts with the file name.
+        """
+        p = Path(path)
+        try:
+            raw = p.read_bytes()
+        except FileNotFoundError:
+            raise InstanceError(f"{p}: no such file") from None
+        except IsADirectoryError:
+            raise InstanceError(f"{p}: is a directory, not a scenario file") from None
+        except OSError as exc:
+            raise InstanceError(f"{p}: cannot read ({exc.strerror})") from None
+        if not raw.strip():
+            raise InstanceError(f"{p}: file is empty")
+        if b"\x00" in raw:
+            raise InstanceError(f"{p}: binary file, expected TOML or JSON text")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InstanceError(f"{p}: not UTF-8 text, expected TOML or JSON") from None
+        is_json = p.suffix.lower() == ".json" or (p.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
+        try:
+            if is_json:
+                data = json.loads(text, parse_constant=lambda c: float(c))
+            else:
+                data = tomllib.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InstanceError(f"{p}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise InstanceError(f"{p}: malformed TOML: {exc}") from None
+        try:
+            return cls.from_dict(data)
+        except InstanceError as exc:
+            raise InstanceError(f"{p}: {exc}") from None
+
+    @classmethod
+    def from_arrays(
+        cls,
+        capacity: Sequence[float] | np.ndarray,
+        demands: Sequence[Sequence[float]] | np.ndarray,
+        resources: Sequence[str] | None = None,
+        weights: Sequence[float] | np.ndarray | None = None,
+        max_tasks: Sequence[float] | np.ndarray | None = None,
+        users: Sequence[str] | None = None,
+    ) -> Instance:
+        """Build an instance from arrays, validated with vectorised checks.
+
+        This is the path for very large instances (10^6 users): no per-user
+        dict or name is created unless asked for. ``max_tasks`` uses ``inf``
+        (or NaN-free ``None``) for unbounded users.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> inst = Instance.from_arrays([9, 18], np.array([[1, 4], [3, 1]]),
+        ...                             resources=["cpu", "mem"])
+        >>> inst.users
+        ('u0', 'u1')
+        """
+        cap = _as_float_array("capacity", capacity, ndim=1)
+        m = cap.shape[0]
+        if m == 0:
+            raise InstanceError("capacity: no resources given")
+        dem = _as_float_array("demands", demands, ndim=2)
+        if dem.shape[0] == 0:
+            raise InstanceError("demands: no users given")
+        if dem.shape[1] != m:
+            raise InstanceError(f"demands: has {dem.shape[1]} columns for {m} resources")
+        if resources is None:
+            res = tuple(f"r{j}" for j in range(m))
+        else:
+            res = tuple(str(r) for r in resources)
+            if len(res) != m:
+                raise InstanceError(f"resources: {len(res)} names for {m} capacities")
+            if len(set(res)) != m:
+                raise InstanceError("resources: names are not unique")
+        _check_array("capacity", cap, res, positive=True)
+        bad = ~np.isfinite(dem) | (dem < 0)
+        if bad.any():
+            i, j = map(int, np.argwhere(bad)[0])
+            v = dem[i, j]
+            rule = "must be a number, got NaN" if np.isnan(v) else ("must be finite" if np.isinf(v) else "must be >= 0")
+            raise InstanceError(f"demands[{i}].{res[j]}: {rule}, got {v!r}")
+        zero = ~np.any(dem > 0, axis=1)
+        if zero.any():
+            raise InstanceError(f"demands[{int(np.argmax(zero))}]: all entries are zero (a task must need something)")
+        n = dem.shape[0]
+        if weights is None:
+            w = np.ones(n)
+        else:
+            w = _as_float_array("weights", weights, ndim=1)
+            if w.shape[0] != n:
+                raise InstanceError(f"weights: {w.shape[0]} weights for {n} users")
+            _check_array("weights", w, None, positive=True)
+        if max_tasks is None:
+            k = np.full(n, math.inf)
+        else:
+            k = np.array([math.inf if v is None else v for v in max_tasks], dtype=float) if not isinstance(max_tasks, np.ndarray) else max_tasks.astype(float, copy=True)
+            if k.shape != (n,):
+                raise InstanceError(f"max_tasks: {k.shape[0] if k.ndim else 0} caps for {n} users")
+            badk = np.isnan(k) | (k < 0)
+            if badk.any():
+                i = int(np.argmax(badk))
+                raise InstanceError(f"max_tasks[{i}]: must be >= 0, got {k[i]!r}")
+        names = None
+        if users is not None:
+            names = tuple(str(u) for u in users)
+            if len(names) != n:
+                raise InstanceError(f"users: {len(names)} names for {n} users")
+            if len(set(names)) != n:
+                raise InstanceError("users: names are not unique")
+        return cls(
+            resources=res,
+            capacity=_freeze(cap),
+            demands=_freeze(dem),
+            weights=_freeze(w),
+            max_tasks=_freeze(k),
+            _user_names=names,
+        )
+
+    # ------------------------------------------------------------- writers
+    def to_dict(self) -> dict[str, Any]:
+        """Scenario dict that :meth:`from_dict` reads back to an equal instance.
+
+        Exact values that a float cannot hold are written as ``"p/q"``.
+        """
+        out: dict[str, Any] = {}
+        if self.name is not None:
+            out["name"] = self.name
+        out["resources"] = {r: fraction_to_plain(c) for r, c in zip(self.resources, self.capacity_exact, strict=True)}
+        users: dict[str, Any] = {}
+        for i, u in enumerate(self.users):
+            spec: dict[str, Any] = {
+                "demand": {
+                    r: fraction_to_plain(d)
+                    for r, d in zip(self.resources, self.demands_exact[i], strict=True)
+                    if d != 0
+                }
+            }
+            if self.weights_exact[i] != 1:
+                spec["weight"] = fraction_to_plain(self.weights_exact[i])
+            if self.max_tasks_exact[i] is not None:
+                spec["max_tasks"] = fraction_to_plain(self.max_tasks_exact[i])
+            users[u] = spec
+        out["users"] = users
+        if self.machines:
+            ms = []
+            for mt in self.machines:
+                entry: dict[str, Any] = {"count": mt.count}
+                if mt.name is not None:
+                    entry["name"] = mt.name
+                entry.update({r: fraction_to_plain(c) for r, c in zip(self.resources, mt.capacity_exact, strict=True)})
+                ms.append(entry)
+            out["machines"] = ms
+        return out
+
+    def to_toml(self) -> str:
+        """The scenario as TOML text (round-trips through :meth:`load`)."""
+        d = self.to_dict()
+
+        def val(v: Any) -> str:
+            return json.dumps(v) if isinstance(v, str) else repr(v)
+
+        def key(k: str) -> str:
+            return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+
+        lines = []
+        if "name" in d:
+            lines.append(f"name = {json.dumps(d['name'])}\n")
+        lines.append("[resources]")
+        lines += [f"{key(r)} = {val(c)}" for r, c in d["resources"].items()]
+        for u, spec in d["users"].items():
+            lines.append(f"\n[users.{key(u)}]")
+            lines.append("demand = { " + ", ".join(f"{key(r)} = {val(v)}" for r, v in spec["demand"].items()) + " }")
+            for k in ("weight", "max_tasks"):
+                if k in spec:
+                    lines.append(f"{k} = {val(spec[k])}")
+        for mt in d.get("machines", []):
+            lines.append("\n[[machines]]")
+            lines += [f"{key(k)} = {val(v)}" for k, v in mt.items()]
+        return "\n".join(lines) + "\n"
+
+    # ---------------------------------------------------------- derivations
+    def replace(self, **changes: Any) -> Instance:
+        """A new validated instance with some scenario fields changed.
+
+        Keys are array-level: ``capacity``, ``demands``, ``weights``,
+        ``max_tasks``, ``users``, ``resources``. Exact values are kept where
+        the arrays given are exact (Fraction object arrays or lists).
+        """
+        machines = changes.pop("machines", self.machines if "capacity" not in changes else ())
+        fields: dict[str, Any] = {
+            "capacity": list(self.capacity_exact),
+            "demands": [list(r) for r in self.demands_exact],
+            "weights": list(self.weights_exact),
+            "max_tasks": list(self.max_tasks_exact),
+            "users": list(self.users),
+            "resources": list(self.resources),
+        }
+        fields.update(changes)
+        return Instance.from_exact(**fields, machines=machines, name=self.name)
+
+    @classmethod
+    def from_exact(
+        cls,
+        capacity: Sequence[Any],
+        demands: Sequence[Sequence[Any]],
+        weights: Sequence[Any] | None = None,
+        max_tasks: Sequence[Any] | None = None,
+        users: Sequence[str] | None = None,
+        resources: Sequence[str] | None = None,
+        machines: tuple[MachineType, ...] = (),
+        name: str | None = None,
+    ) -> Instance:
+        """Build a small instance from exact numbers (ints, Fractions, "p/q").
+
+        Used by the search and the proofs, which need inputs that are exact
+        by construction. Validated like :meth:`from_dict`.
+        """
+        m = len(capacity)
+        n = len(demands)
+        resources = list(resources) if resources is not None else [f"r{j}" for j in range(m)]
+        users = list(users) if users is not None else [f"u{i}" for i in range(n)]
+        spec: dict[str, Any] = {
+            "resources": {r: c for r, c in zip(resources, capacity, strict=True)},
+            "users": {},
+        }
+        if name is not None:
+            spec["name"] = name
+        for i, u in enumerate(users):
+            entry: dict[str, Any] = {"demand": dict(zip(resources, demands[i], strict=True))}
+            if weights is not None:
+                entry["weight"] = weights[i]
+            if max_tasks is not None and max_tasks[i] is not None:
+                entry["max_tasks"] = max_tasks[i]
+            spec["users"][u] = entry
+        if len(spec["users"]) != n:
+            raise InstanceError("users: names are not unique")
+        inst = cls.from_dict(spec)
+        if machines:
+            object.__setattr__(inst, "machines", machines)
+        return inst
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Instance):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.to_dict(), sort_keys=True, default=str))
+
+    def __repr__(self) -> str:
+        return f"Instance(n={self.n}, m={self.m}, resources={self.resources!r})"
+
+    def describe(self) -> str:
+        """One line: capacities and demand vectors, like the paper writes them.
+
+        >>> Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+        ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}}}}).describe()
+        'R=<9, 18>; A: <1, 4>'
+        """
+        def vec(vals: Sequence[Fraction]) -> str:
+            return "<" + ", ".join(str(fraction_to_plain(v)) for v in vals) + ">"
+
+        parts = []
+        for i, u in enumerate(self.users):
+            s = f"{u}: {vec(self.demands_exact[i])}"
+            if self.weights_exact[i] != 1:
+                s += f" w={fraction_to_plain(self.weights_exact[i])}"
+            if self.max_tasks_exact[i] is not None:
+                s += f" cap={fraction_to_plain(self.max_tasks_exact[i])}"
+            parts.append(s)
+        return f"R={vec(self.capacity_exact)}; " + ", ".join(parts)
+
+
+def _exact_array(a: np.ndarray) -> list[Fraction]:
+    return [Fraction(repr(float(v))) if not float(v).is_integer() else Fraction(int(v)) for v in a]
+
+
+def _as_float_array(path: str, value: Any, ndim: int) -> np.ndarray:
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InstanceError(f"{path}: must be an array of numbers") from None
+    if arr.ndim != ndim:
+        raise InstanceError(f"{path}: must be {ndim}-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def _check_array(path: str, arr: np.ndarray, names: Sequence[str] | None, positive: bool) -> None:
+    bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0))
+    if bad.any():
+        j = int(np.argmax(bad))
+        label = f"{path}.{names[j]}" if names is not None else f"{path}[{j}]"
+        v = arr[j]
+        if np.isnan(v):
+            raise InstanceError(f"{label}: must be a number, got NaN")
+        if np.isinf(v):
+            raise InstanceError(f"{label}: must be finite, got {v!r}")
+        raise InstanceError(f"{label}: must be {'> 0' if positive else '>= 0'}, got {v!r}")
+
+
+def _parse_machines(raw: Any, resources: tuple[str, ...]) -> tuple[MachineType, ...]:
+    if not isinstance(raw, Sequence) or isinstance(raw, str | bytes):
+        raise InstanceError("machines: must be an array of tables ([[machines]])")
+    out = []
+    for k, entry in enumerate(raw):
+        path = f"machines[{k}]"
+        entry = _table(path, entry)
+        for key in entry:
+            if key not in ("count", "name") and key not in resources:
+                raise InstanceError(f"{path}.{key}: unknown resource (resources are {', '.join(resources)})")
+        count_raw = entry.get("count", 1)
+        count = _number(f"{path}.count", count_raw, positive=True)
+        if not isinstance(count, Fraction) or count.denominator != 1:
+            raise InstanceError(f"{path}.count: must be a whole number, got {_show(count)}")
+        caps = [_number(f"{path}.{r}", entry.get(r, 0)) for r in resources]
+        if all(c == 0 for c in caps):
+            raise InstanceError(f"{path}: has no capacity for any resource")
+        name = entry.get("name")
+        if name is not None and not isinstance(name, str):
+            raise InstanceError(f"{path}.name: must be a string")
+        out.append(
+            MachineType(
+                count=int(count),
+                capacity=_freeze(np.array([float(c) for c in caps])),
+                capacity_exact=tuple(_exact(c) for c in caps),
+                name=name,
+            )
+        )
+    if not out:
+        raise InstanceError("machines: empty list (omit the key for one pool)")
+    return tuple(out)
+
+
+def to_fraction_or_none(v: Any) -> Fraction | None:
+    """Exact value of an optional cap (``None`` stays ``None``)."""
+    return None if v is None else to_fraction(v)

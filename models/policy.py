@@ -1,0 +1,190 @@
+"""The policy interface and the registry of named policies.
+
+A policy maps an :class:`~models.instance.Instance` to an
+:class:`~models.allocation.Allocation`. Built-in policies live one per file
+in :mod:`models.policies` and register themselves with :func:`register`; a
+user's policy does the same from its own file (``--policy-file``).
+
+Names are lower-case and hyphenated (``drf``, ``asset``, ``ceei``).
+Parameterised policies take parameters by name: ``"fds:beta=2"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from .errors import PolicyError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .allocation import Allocation
+    from .instance import Instance
+
+
+class Policy(ABC):
+    """A named allocation policy.
+
+    Subclasses set :attr:`name`, :attr:`description` (one line) and
+    :attr:`source` (paper and section of the definition), and implement
+    :meth:`solve`. Where the policy is an LP or convex program they also
+    implement :meth:`program`/:meth:`solve_program` (its definition in
+    cvxpy), and where exact arithmetic is possible :meth:`solve_exact`.
+
+    Parameters declared in :attr:`parameters` (name -> default) are given by
+    keyword and appear in :attr:`label` (``fds:beta=2``).
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+    parameters: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **params: Any) -> None:
+        unknown = sorted(set(params) - set(self.parameters))
+        if unknown:
+            allowed = ", ".join(self.parameters) or "none"
+            raise PolicyError(f"policy {self.name!r}: unknown parameter {unknown[0]!r} (parameters: {allowed})")
+        self.params: dict[str, Any] = {**self.parameters, **params}
+
+    @property
+    def label(self) -> str:
+        """Name plus non-default parameters, as typed on the command line."""
+        extra = [f"{k}={v}" for k, v in self.params.items() if v != self.parameters.get(k)]
+        return self.name + (":" + ",".join(extra) if extra else "")
+
+    def supports(self, instance: Instance) -> str | None:
+        """``None`` when the policy applies to ``instance``, otherwise the
+        reason it does not (shown as "n/a" in tables)."""
+        return None
+
+    @abstractmethod
+    def solve(self, instance: Instance) -> Allocation:
+        """Fast numeric solution (floats)."""
+
+    def solve_exact(self, instance: Instance) -> Allocation:
+        """Exact solution (Fractions or sympy numbers).
+
+        Raises
+        ------
+        NotImplementedError
+            When the policy has no exact path.
+        """
+        raise NotImplementedError(f"policy {self.name!r} has no exact solver")
+
+    @property
+    def has_exact(self) -> bool:
+        """True when :meth:`solve_exact` is implemented."""
+        return type(self).solve_exact is not Policy.solve_exact
+
+    def program(self, instance: Instance) -> list[Any]:
+        """The cvxpy problem(s) defining the policy (solved in order).
+
+        Raises
+        ------
+        NotImplementedError
+            When the policy is not defined by convex programs.
+        """
+        raise NotImplementedError(f"policy {self.name!r} is not defined by a convex program")
+
+    def solve_program(self, instance: Instance) -> Allocation:
+        """Solution computed from :meth:`program` (the definition; slow)."""
+        raise NotImplementedError(f"policy {self.name!r} is not defined by a convex program")
+
+    def __repr__(self) -> str:
+        return f"<policy {self.label}>"
+
+
+P = TypeVar("P", bound=type[Policy])
+
+_REGISTRY: dict[str, type[Policy]] = {}
+_BUILTINS_LOADED = False
+
+
+def register(cls: P) -> P:
+    """Class decorator adding a policy to the registry under ``cls.name``.
+
+    Examples
+    --------
+    >>> from models.filling import FillingPolicy
+    >>> class CpuFirst(FillingPolicy):
+    ...     name = "cpu-first"
+    ...     description = "max-min on the share of the first resource"
+    ...     def share_per_task(self, demands, capacity):
+    ...         return demands[:, 0] / capacity[0]
+    >>> register(CpuFirst) is CpuFirst   # now get_policy("cpu-first") works
+    True
+    >>> _ = _REGISTRY.pop("cpu-first")
+    """
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name or name != name.lower() or " " in name:
+        raise PolicyError(f"policy class {cls.__name__}: name must be a non-empty lower-case word, got {name!r}")
+    _REGISTRY[name] = cls
+    return cls
+
+
+def _load_builtins() -> None:
+    global _BUILTINS_LOADED
+    if _BUILTINS_LOADED:
+        return
+    _BUILTINS_LOADED = True
+    from . import policies
+
+    for info in pkgutil.iter_modules(policies.__path__):
+        importlib.import_module(f"{policies.__name__}.{info.name}")
+
+
+def available() -> dict[str, type[Policy]]:
+    """All registered policies, by name (built-ins are loaded on first use)."""
+    _load_builtins()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``"fds:beta=2,gamma=0.5"`` into a name and typed parameters."""
+    name, _, rest = spec.strip().partition(":")
+    params: dict[str, Any] = {}
+    if rest:
+        for part in rest.split(","):
+            key, eq, raw = part.partition("=")
+            if not eq or not key.strip():
+                raise PolicyError(f"policy {spec!r}: parameters are written name=value, got {part!r}")
+            params[key.strip()] = _parse_value(raw.strip())
+    return name.strip().lower(), params
+
+
+def _parse_value(raw: str) -> Any:
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("inf", "infinity"):
+        return float("inf")
+    for conv in (int, float):
+        try:
+            return conv(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+def get_policy(spec: str | Policy, **params: Any) -> Policy:
+    """A policy object from a name (with optional ``:k=v`` parameters) or a
+    policy object (returned as is).
+
+    Raises
+    ------
+    PolicyError
+        For an unknown name or parameter.
+    """
+    if isinstance(spec, Policy):
+        return spec
+    if isinstance(spec, type) and issubclass(spec, Policy):
+        return spec(**params)
+    if not isinstance(spec, str):
+        raise PolicyError(f"policy must be a name or a Policy, got {type(spec).__name__}")
+    name, parsed = parse_policy_spec(spec)
+    reg = available()
+    if name not in reg:
+        raise PolicyError(f"unknown policy {name!r} (known: {', '.join(reg)})")
+    return reg[name](**{**parsed, **params})

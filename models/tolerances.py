@@ -1,0 +1,45 @@
+"""Every numerical tolerance of fairalloc, named, in one place.
+
+No other module writes a tolerance as a literal: import it from here.
+"""
+
+from __future__ import annotations
+
+#: Relative slack under which a resource counts as saturated during filling
+#: (``R_j - usage_j <= SATURATION_RTOL * R_j``).
+SATURATION_RTOL: float = 1e-10
+
+#: Relative tolerance for primal feasibility of a numeric allocation
+#: (``usage_j <= R_j * (1 + FEASIBILITY_RTOL)``).
+FEASIBILITY_RTOL: float = 1e-7
+
+#: Relative tolerance under which two numeric task counts are "equal" when
+#: a property is checked numerically (the exact re-check decides).
+COMPARE_RTOL: float = 1e-7
+
+#: Absolute floor added to :data:`COMPARE_RTOL` comparisons near zero.
+COMPARE_ATOL: float = 1e-9
+
+#: A cvxpy dual value above this marks a binding constraint (leximin LPs).
+DUAL_TOL: float = 1e-7
+
+#: Relative slack given to the level a frozen user must keep in the later
+#: stage LPs of a leximin sequence (keeps roundoff from making them infeasible).
+LP_LEVEL_RTOL: float = 1e-9
+
+#: Agreement required between two numeric solvers of the same policy in tests
+#: and cross-checks (relative, on task counts).
+CROSSCHECK_RTOL: float = 1e-6
+
+#: Gap and feasibility tolerance asked of conic solvers (Clarabel, SCS).
+CONIC_SOLVER_TOL: float = 1e-12
+
+
+def conic_solver_options(solver: str) -> dict[str, float]:
+    """Keyword options giving ``solver`` the tolerance :data:`CONIC_SOLVER_TOL`."""
+    if solver == "CLARABEL":
+        return {"tol_gap_abs": CONIC_SOLVER_TOL, "tol_gap_rel": CONIC_SOLVER_TOL, "tol_feas": CONIC_SOLVER_TOL,
+                "tol_ktratio": CONIC_SOLVER_TOL * 100}
+    if solver == "SCS":
+        return {"eps": CONIC_SOLVER_TOL * 100}
+    return {}
