@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from .allocation import OPTIMAL, Allocation
-from .errors import PolicyError, SolverError
+from .errors import PolicyError
+from .solvers import LP_SOLVERS, solve_problem
 from .instance import Instance
 from .policy import Policy
 from .tolerances import DUAL_TOL, LP_LEVEL_RTOL, SATURATION_RTOL
@@ -176,7 +177,6 @@ class FillingPolicy(Policy):
         frozen = np.zeros(n, dtype=bool)
         levels = np.zeros(n)  # the level each frozen user stopped at
         problems: list[Any] = []
-        solver = cp.HIGHS if "HIGHS" in cp.installed_solvers() else cp.CLARABEL
         fin = np.flatnonzero(np.isfinite(k))
         while not frozen.all():
             act = np.flatnonzero(~frozen)
@@ -191,9 +191,7 @@ class FillingPolicy(Policy):
                 fz = np.flatnonzero(frozen)
                 cons.append(cp.multiply(scale[fz], x[fz]) >= levels[fz] * (1 - LP_LEVEL_RTOL))
             prob = cp.Problem(cp.Maximize(t), cons)
-            prob.solve(solver=solver)
-            if prob.status != cp.OPTIMAL:
-                raise SolverError(self.label, str(prob.status), f"stage {len(problems) + 1}")
+            solve_problem(prob, f"{self.label} (stage {len(problems) + 1})", LP_SOLVERS)
             problems.append(prob)
             duals = np.asarray(level[0].dual_value, dtype=float).reshape(-1)
             blocked = duals > DUAL_TOL

@@ -15,14 +15,10 @@ from typing import Any
 import numpy as np
 
 from ..allocation import OPTIMAL, Allocation
-from ..errors import SolverError
 from ..instance import Instance
 from ..policy import Policy, register
-from ..tolerances import FEASIBILITY_RTOL, conic_solver_options
-
-#: Solvers tried in order; the first that reaches an optimal status wins.
-SOLVER_ORDER: tuple[str, ...] = ("CLARABEL", "SCS")
-
+from ..solvers import CONIC_SOLVERS, solve_problem
+from ..tolerances import FEASIBILITY_RTOL
 
 @register
 class CEEI(Policy):
@@ -56,36 +52,18 @@ class CEEI(Policy):
         return self.solve_program(instance)
 
     def solve_program(self, instance: Instance) -> Allocation:
-        import cvxpy as cp
-
         t0 = time.perf_counter()
         prob, recover = _build(instance)
-        tried: list[str] = []
-        for solver in SOLVER_ORDER:
-            if solver not in cp.installed_solvers():
-                continue
-            try:
-                prob.solve(solver=getattr(cp, solver), **conic_solver_options(solver))
-            except cp.error.SolverError as exc:
-                tried.append(f"{solver}: {exc}")
-                continue
-            tried.append(f"{solver}: {prob.status}")
-            if prob.status == cp.OPTIMAL:
-                x = recover()
-                alloc = Allocation(
-                    instance=instance,
-                    x=x,
-                    policy=self.label,
-                    status=OPTIMAL,
-                    stats={"solver": f"cvxpy-{solver.lower()}", "seconds": time.perf_counter() - t0},
-                )
-                viol = alloc.max_violation()
-                alloc.stats["max_violation"] = viol
-                if viol > FEASIBILITY_RTOL:
-                    tried[-1] += f" but infeasible by {viol:.2e}"
-                    continue
-                return alloc
-        raise SolverError(self.label, tried[-1] if tried else "no solver installed", "; ".join(tried))
+
+        def feasible(_: Any) -> str | None:
+            viol = Allocation(instance=instance, x=recover(), policy=self.label).max_violation()
+            return None if viol <= FEASIBILITY_RTOL else f"optimal but infeasible by {viol:.2e}"
+
+        solver = solve_problem(prob, self.label, CONIC_SOLVERS, accept=feasible)
+        alloc = Allocation(instance=instance, x=recover(), policy=self.label, status=OPTIMAL,
+                           stats={"solver": f"cvxpy-{solver.lower()}", "seconds": time.perf_counter() - t0})
+        alloc.stats["max_violation"] = alloc.max_violation()
+        return alloc
 
 
 def _build(instance: Instance) -> tuple[Any, Any]:

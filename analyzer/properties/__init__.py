@@ -1,0 +1,23 @@
+"""Fairness properties, one module each; see :mod:`analyzer.properties.base`."""
+
+from .base import (
+    CONTINUOUS,
+    DISCRETE,
+    MODES,
+    Property,
+    Violation,
+    available_properties,
+    get_property,
+    register_property,
+)
+
+__all__ = [
+    "CONTINUOUS",
+    "DISCRETE",
+    "MODES",
+    "Property",
+    "Violation",
+    "available_properties",
+    "get_property",
+    "register_property",
+]

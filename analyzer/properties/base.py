@@ -1,0 +1,154 @@
+"""The property interface: a named fairness property with a precise
+definition and a per-instance check.
+
+Ghodsi et al., NSDI 2011, Section 3 lists the properties; each module of
+:mod:`analyzer.properties` implements one of them (or a small family) as a
+:class:`Property` subclass registered with :func:`register_property`.
+
+A check works in two steps: a fast numeric screen finds a candidate
+deviation (a lie, a removed user, added resources, a better allocation...),
+then :meth:`Property.verify` recomputes it in exact arithmetic. Only an
+exactly verified :class:`Violation` is reported as a violation.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from models import Instance, Policy, PolicyError
+
+#: The settings a property can be checked in.
+CONTINUOUS = "continuous"
+DISCRETE = "discrete"
+MODES: tuple[str, ...] = (CONTINUOUS, DISCRETE)
+
+
+@dataclass
+class Violation:
+    """A certified counterexample to a property.
+
+    Attributes
+    ----------
+    property : str
+        Property name (``"strategy-proofness"``).
+    policy : str
+        Policy label.
+    instance : Instance
+        The instance on which the policy violates the property.
+    user : str
+        The user harmed (or the one who gains by lying).
+    message : str
+        One human sentence, e.g. ``"B gets 2 tasks but 1/2 of every
+        resource would give it 5/2"``.
+    deviation : dict
+        What is needed to re-verify: ``{"kind": "lie", "report": {...}}``,
+        ``{"kind": "remove", "user": "C"}``, ``{"kind": "add-resources",
+        "capacity": {...}}``, ``{"kind": "better-allocation", "tasks": {...}}``
+        and so on, with exact numbers as ``"p/q"`` strings.
+    before, after : dict
+        The quantities compared (exact strings), e.g. tasks before and after.
+    exact : bool
+        True once re-verified in exact arithmetic.
+    mode : str
+        ``"continuous"`` or ``"discrete"``.
+    """
+
+    property: str
+    policy: str
+    instance: Instance
+    user: str
+    message: str
+    deviation: dict[str, Any] = field(default_factory=dict)
+    before: dict[str, Any] = field(default_factory=dict)
+    after: dict[str, Any] = field(default_factory=dict)
+    exact: bool = False
+    mode: str = CONTINUOUS
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (the instance as a scenario dict)."""
+        return {
+            "property": self.property,
+            "policy": self.policy,
+            "mode": self.mode,
+            "user": self.user,
+            "message": self.message,
+            "exact": self.exact,
+            "instance": self.instance.to_dict(),
+            "deviation": self.deviation,
+            "before": self.before,
+            "after": self.after,
+        }
+
+    def one_line(self) -> str:
+        """The instance and the sentence, on one line."""
+        return f"{self.instance.describe()} -- {self.message}"
+
+
+class Property(ABC):
+    """A fairness property.
+
+    Subclasses set :attr:`name` (hyphenated, e.g. ``sharing-incentive``),
+    :attr:`title`, :attr:`source` (paper and section) and give the precise
+    definition for Leontief users in the class docstring.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+
+    def applies(self, instance: Instance) -> str | None:
+        """``None`` when the property says something about ``instance``;
+        otherwise why it does not (e.g. single-resource fairness needs
+        ``m == 1``). A check on such an instance returns ``None``."""
+        return None
+
+    @abstractmethod
+    def check(self, policy: Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        """An exactly verified violation on ``instance``, or ``None``."""
+
+    def __repr__(self) -> str:
+        return f"<property {self.name}>"
+
+
+_PROPERTIES: dict[str, type[Property]] = {}
+_LOADED = False
+
+
+def register_property(cls: type[Property]) -> type[Property]:
+    """Class decorator adding a property to the registry under its name."""
+    _PROPERTIES[cls.name] = cls
+    return cls
+
+
+def available_properties() -> dict[str, type[Property]]:
+    """All registered properties by name (modules are imported on first use)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        from .. import properties
+
+        for info in pkgutil.iter_modules(properties.__path__):
+            if info.name != "base" and not info.name.startswith("_"):
+                importlib.import_module(f"{properties.__name__}.{info.name}")
+    return dict(_PROPERTIES)
+
+
+def get_property(spec: str | Property) -> Property:
+    """A property object from its name.
+
+    Raises
+    ------
+    PolicyError
+        For an unknown name (a bad-input error, exit code 2 on the CLI).
+    """
+    if isinstance(spec, Property):
+        return spec
+    reg = available_properties()
+    name = str(spec).strip().lower()
+    if name not in reg:
+        raise PolicyError(f"unknown property {name!r} (known: {', '.join(sorted(reg))})")
+    return reg[name]()

@@ -1,0 +1,77 @@
+"""Solving cvxpy problems with a fallback chain and a clear failure.
+
+Every cvxpy solve in fairalloc goes through :func:`solve_problem`: the
+solvers are tried in order until one reaches ``optimal``; if none does, a
+:class:`~models.errors.SolverError` names the policy and every status seen.
+Solver output is never clipped silently: callers check feasibility against
+:data:`~models.tolerances.FEASIBILITY_RTOL` and report it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .errors import SolverError
+from .tolerances import conic_solver_options
+
+#: Default order for conic programs (log, exp, SOC).
+CONIC_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")
+#: Default order for linear programs.
+LP_SOLVERS: tuple[str, ...] = ("HIGHS", "CLARABEL", "SCS")
+
+
+def solve_problem(
+    problem: Any,
+    policy: str,
+    solvers: Sequence[str] = CONIC_SOLVERS,
+    accept: Callable[[Any], str | None] | None = None,
+) -> str:
+    """Solve ``problem`` with the first solver that reaches ``optimal``.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        The problem to solve (modified in place: variables get values).
+    policy : str
+        Policy label used in the error message.
+    solvers : sequence of str
+        cvxpy solver names, tried in order; those not installed are skipped.
+    accept : callable, optional
+        Called after an optimal solve; returns ``None`` to accept or a reason
+        to reject the solution (e.g. "infeasible by 3e-6") and try the next
+        solver.
+
+    Returns
+    -------
+    str
+        The name of the solver that succeeded.
+
+    Raises
+    ------
+    SolverError
+        When no solver reached an acceptable optimum.
+    """
+    import cvxpy as cp
+
+    installed = set(cp.installed_solvers())
+    tried: list[str] = []
+    for name in solvers:
+        if name not in installed:
+            continue
+        try:
+            problem.solve(solver=name, **conic_solver_options(name))
+        except cp.error.SolverError as exc:
+            tried.append(f"{name}: error ({' '.join(str(exc).split())[:80]})")
+            continue
+        status = str(problem.status)
+        if status != cp.OPTIMAL:
+            tried.append(f"{name}: {status}")
+            continue
+        reason = accept(problem) if accept is not None else None
+        if reason is not None:
+            tried.append(f"{name}: {reason}")
+            continue
+        return name
+    last = tried[-1].split(": ", 1)[1] if tried else "no solver installed"
+    raise SolverError(policy, last, "tried " + "; ".join(tried) if tried else "")
