@@ -15,10 +15,13 @@ from models import Allocation, Instance, Policy
 
 from .ceei_exact import CEEIEnclosure, KKTCertificate, solve_ceei_exact
 from .checks import Check
+from .explain import explain
+from .filling_certificate import FillingCertificate, StageCertificate, certify_filling
 
 #: Exact solvers living in proofs, by policy name.
 EXACT_SOLVERS: dict[str, Callable[[Policy, Instance], Allocation]] = {
     "ceei": solve_ceei_exact,
 }
 
-__all__ = ["EXACT_SOLVERS", "CEEIEnclosure", "Check", "KKTCertificate", "solve_ceei_exact"]
+__all__ = ["EXACT_SOLVERS", "CEEIEnclosure", "Check", "FillingCertificate", "KKTCertificate", "StageCertificate",
+           "certify_filling", "explain", "solve_ceei_exact"]
