@@ -161,6 +161,14 @@ class CEEIEnclosure:
         """True when the enclosure is proven."""
         return all_hold(self.checks)
 
+    def bounds(self) -> list[tuple[Fraction, Fraction]]:
+        """Exact rational endpoints of the task-count intervals."""
+        return [iv_bounds(t) for t in self.tasks]
+
+    def midpoints(self) -> np.ndarray:
+        """Centres of the task-count intervals (floats)."""
+        return np.array([float(t.mid) for t in self.tasks])
+
     @property
     def max_width(self) -> float:
         """Largest width of a task-count interval."""
@@ -177,10 +185,17 @@ class CEEIEnclosure:
         return lines
 
 
-def _iv_str(v: Any) -> str:
-    from mpmath import mp
+def iv_bounds(v: Any) -> tuple[Fraction, Fraction]:
+    """Exact endpoints of an ``mpmath.iv`` interval, as Fractions."""
+    from mpmath.libmp import to_rational
 
-    return f"[{mp.nstr(mp.mpf(v.a.a), 17)}, {mp.nstr(mp.mpf(v.b.b), 17)}]"
+    lo, hi = v._mpi_
+    return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
+
+
+def _iv_str(v: Any) -> str:
+    lo, hi = iv_bounds(v)
+    return f"[{float(lo)!r}, {float(hi)!r}]"
 
 
 # ---------------------------------------------------------------------------
@@ -758,7 +773,8 @@ def _enclosure_checks(instance: Instance, data: _Data, K: Any, B: list[int], C: 
 # ---------------------------------------------------------------------------
 # the solver
 # ---------------------------------------------------------------------------
-def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX_EXACT_UNKNOWNS) -> Allocation:
+def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX_EXACT_UNKNOWNS,
+                     numeric: Allocation | None = None) -> Allocation:
     """Exact CEEI allocation with a verified KKT certificate.
 
     Parameters
@@ -771,6 +787,10 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
     max_unknowns : int
         Above this many unknowns (uncapped users + priced resources) the
         Groebner path is skipped and an interval enclosure is returned.
+    numeric : Allocation, optional
+        A numeric solution of ``policy`` on ``instance`` to start from
+        (computed when omitted). It only guides the search: whatever it
+        says, the result is verified exactly.
 
     Returns
     -------
@@ -792,7 +812,10 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
     """
     t0 = time.perf_counter()
     data = _data(instance)
-    if data.live():
+    if numeric is not None:
+        num = numeric
+        x_num = np.asarray(num.x, dtype=float)
+    elif data.live():
         num = policy.solve(instance)
         x_num = np.asarray(num.x, dtype=float)
     else:  # every user is capped at zero: nothing to solve numerically
@@ -825,7 +848,7 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
     for act in ([first] if size > max_unknowns else list(neighbour_sets(first, margins))[:tried or 1]):
         enc = enclose(instance, act, x_num)
         if enc is not None and enc.holds:
-            mids = np.array([float((t.a.a + t.b.b) / 2) for t in enc.tasks])
+            mids = enc.midpoints()
             return Allocation(
                 instance=instance, x=mids, policy=policy.label, exact=False, status=OPTIMAL,
                 message=f"not exact: {reason}; the optimum is enclosed in intervals of width <= "
