@@ -48,10 +48,10 @@ from typing import Any
 import numpy as np
 
 from models import Allocation, Instance, Policy
-from models.allocation import OPTIMAL
+from models.allocation import OPTIMAL, exact_str
 from models.tolerances import DUAL_TOL, FEASIBILITY_RTOL
 
-from .checks import Check, all_hold, fmt_exact, join_names
+from .checks import Check, Verified, all_hold, join_names
 
 #: Largest number of unknowns (uncapped users + priced resources) for which
 #: the exact path runs Groebner bases; above it, the enclosure is returned.
@@ -72,7 +72,7 @@ MAX_SIGN_BISECTIONS: int = 100_000
 # certificates
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)
-class KKTCertificate:
+class KKTCertificate(Verified):
     """Exact KKT certificate of a CEEI allocation.
 
     Attributes
@@ -107,22 +107,17 @@ class KKTCertificate:
     checks: tuple[Check, ...]
     active_sets_tried: int
 
-    @property
-    def holds(self) -> bool:
-        """True when every KKT condition was verified."""
-        return all_hold(self.checks)
-
     def explain(self) -> list[str]:
         """Plain-words lines: prices, binding resources, capped users and the
         summary of the KKT check."""
-        priced = [f"{self.resources[j]} {fmt_exact(self.prices[j])}" for j in self.binding]
+        priced = [f"{self.resources[j]} {exact_str(self.prices[j])}" for j in self.binding]
         lines = [
             "prices (budgets = weights): " + (", ".join(priced) if priced else "all zero"),
             "exhausted resources: " + (join_names(self.resources[j] for j in self.binding) or "none"),
         ]
         if self.capped:
             lines.append("users held at their cap: " + ", ".join(
-                f"{self.users[i]} (multiplier {fmt_exact(self.multipliers[i])})" for i in self.capped))
+                f"{self.users[i]} (multiplier {exact_str(self.multipliers[i])})" for i in self.capped))
         field = "rational numbers" if self.number_field == "Q" else f"the number field {self.number_field}"
         ok = sum(c.holds for c in self.checks)
         verdict = "optimal" if self.holds else "NOT verified"
@@ -132,7 +127,7 @@ class KKTCertificate:
 
 
 @dataclass(frozen=True)
-class CEEIEnclosure:
+class CEEIEnclosure(Verified):
     """Rigorous interval enclosure of the CEEI optimum (Krawczyk test).
 
     Attributes
@@ -155,11 +150,6 @@ class CEEIEnclosure:
     binding: tuple[int, ...]
     capped: tuple[int, ...]
     checks: tuple[Check, ...]
-
-    @property
-    def holds(self) -> bool:
-        """True when the enclosure is proven."""
-        return all_hold(self.checks)
 
     def bounds(self) -> list[tuple[Fraction, Fraction]]:
         """Exact rational endpoints of the task-count intervals."""
@@ -803,9 +793,7 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
     Examples
     --------
     >>> from models import Instance, get_policy
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")
     >>> a = solve_ceei_exact(get_policy("ceei"), inst)
     >>> a.x_exact, a.certificate.prices
     ((45/11, 18/11), (1/5, 1/90))
