@@ -401,7 +401,8 @@ class RealAlgebraic:
             v = _horner([_frac(c) for c in g.all_coeffs()], self.rational)
             return sp.Rational(v.numerator, v.denominator)
         alpha = self.alpha_sympy()
-        return sp.expand(g.as_expr().subs(self.gen, alpha))
+        value = g.as_expr().subs(self.gen, alpha)
+        return sp.expand(value) if self.degree == 2 else value
 
     def to_float(self, g: Any) -> float:
         """``g(alpha)`` as the nearest float (from a refined interval)."""
@@ -521,38 +522,150 @@ def _dot(field: RealAlgebraic, p: Sequence[Any], d: Sequence[Fraction]) -> Any:
 
 def _groebner_solve(data: _Data, U: list[int], B: list[int], Rp: dict[int, Fraction], x_num: np.ndarray, t: Any
                     ) -> tuple[RealAlgebraic, dict[int, Any], dict[int, Any]] | None:
-    """Every unknown as a polynomial in one algebraic number, from a
-    lexicographic Groebner basis in shape position."""
+    """Every unknown as a polynomial in one algebraic number: first from the
+    price equations alone, then (if those are not in shape position) from
+    the bilinear system in task counts and prices."""
+    return _price_system(data, U, B, Rp, x_num, t) or _bilinear_system(data, U, B, Rp, x_num, t)
+
+
+def _Q(v: Fraction) -> Any:
+    import sympy as sp
+
+    return sp.Rational(v.numerator, v.denominator)
+
+
+def _price_system(data: _Data, U: list[int], B: list[int], Rp: dict[int, Fraction], x_num: np.ndarray, t: Any
+                  ) -> tuple[RealAlgebraic, dict[int, Any], dict[int, Any]] | None:
+    """Eliminate the task counts, ``x_i = w_i / (p . d_i)``, and the last
+    price by the budget identity ``p . R' = sum_i w_i``: ``|B| - 1``
+    unknowns, one polynomial per remaining priced resource (users with
+    proportional demands on ``B`` share one denominator)."""
+    import sympy as sp
+
+    groups: dict[tuple[Fraction, ...], Fraction] = {}
+    for i in U:
+        v = [data.D[i][j] for j in B]
+        lead = next(c for c in v if c)
+        key = tuple(c / lead for c in v)
+        groups[key] = groups.get(key, Fraction(0)) + data.w[i]
+    W = sum((data.w[i] for i in U), Fraction(0))
+    q = [sp.Symbol(f"p{j}") for j in B[:-1]]
+    p_last = (_Q(W) - sum((_Q(Rp[j]) * qa for j, qa in zip(B[:-1], q, strict=False)), sp.Integer(0))) / _Q(Rp[B[-1]])
+    prices = [*q, p_last]
+    L = {key: sp.expand(sum((_Q(c) * pa for c, pa in zip(key, prices, strict=True)), sp.Integer(0)))
+         for key in groups}
+    keys = list(groups)
+    eqs = []
+    for a in range(len(B) - 1):
+        terms = []
+        for g in keys:
+            others = [L[h] for h in keys if h != g]
+            terms.append(_Q(groups[g] * g[a]) * sp.Mul(*others))
+        eqs.append(sp.expand(sp.Add(*terms) - _Q(Rp[B[a]]) * sp.Mul(*[L[h] for h in keys])))
+
+    def tasks(values: dict[Any, Any]) -> dict[int, Any]:
+        p = [values[v] for v in q] + [p_last.subs(values) if q else p_last]
+        return {i: _Q(data.w[i]) / sum((_Q(data.D[i][j]) * pa for j, pa in zip(B, p, strict=True)), sp.Integer(0))
+                for i in U}
+
+    if not q:  # one priced resource: p = W / R'
+        field = RealAlgebraic(sp.Poly(t - _Q(W / Rp[B[0]]), t, domain="QQ"), W / Rp[B[0]] - 1, W / Rp[B[0]] + 1)
+        ps = {B[0]: field.element(t)}
+    else:
+        solved = _shape_solve(eqs, q, t, lambda vals: _x_distance(tasks(vals), x_num))
+        if solved is None:
+            return None
+        field, values = solved
+        ps = {j: values[qa] for j, qa in zip(B[:-1], q, strict=False)}
+        last = field.element(_Q(W))
+        for j, qa in zip(B[:-1], q, strict=False):
+            last = last - values[qa] * field.element(_Q(Rp[j]))
+        ps[B[-1]] = (last * field.element(1 / _Q(Rp[B[-1]]))).rem(field.f)
+    xs = {}
+    for i in U:
+        Li = field.element(0)
+        for j in B:
+            if data.D[i][j]:
+                Li = Li + ps[j] * field.element(_Q(data.D[i][j]))
+        Li = Li.rem(field.f)
+        if field.is_zero(Li):
+            return None
+        xs[i] = (field.inverse(Li) * field.element(_Q(data.w[i]))).rem(field.f)
+    return field, xs, ps
+
+
+def _bilinear_system(data: _Data, U: list[int], B: list[int], Rp: dict[int, Fraction], x_num: np.ndarray, t: Any
+                     ) -> tuple[RealAlgebraic, dict[int, Any], dict[int, Any]] | None:
+    """Unknowns ``x_i`` and ``p_j``: ``x_i (p . d_i) = w_i`` and
+    ``sum_i x_i d_ij = R'_j`` (no spurious components where two
+    denominators vanish)."""
     import sympy as sp
 
     X = {i: sp.Symbol(f"x{i}") for i in U}
     P = {j: sp.Symbol(f"p{j}") for j in B}
-    q = sp.Rational
+    eqs = [X[i] * sum(_Q(data.D[i][j]) * P[j] for j in B) - _Q(data.w[i]) for i in U]
+    eqs += [sum(X[i] * _Q(data.D[i][j]) for i in U) - _Q(Rp[j]) for j in B]
+    gens = [X[i] for i in U] + [P[j] for j in B]
+    solved = _shape_solve(eqs, gens, t, lambda vals: _x_distance({i: vals[X[i]] for i in U}, x_num))
+    if solved is None:
+        return None
+    field, values = solved
+    return field, {i: values[X[i]] for i in U}, {j: values[P[j]] for j in B}
 
-    def Q(v: Fraction) -> Any:
-        return q(v.numerator, v.denominator)
 
-    eqs = [X[i] * sum(Q(data.D[i][j]) * P[j] for j in B) - Q(data.w[i]) for i in U]
-    eqs += [sum(X[i] * Q(data.D[i][j]) for i in U) - Q(Rp[j]) for j in B]
-    base_gens = [X[i] for i in U] + [P[j] for j in B]
-    # last variable: a price first (usually separates the solutions), then an x
-    lasts = [P[j] for j in reversed(B)] + [X[i] for i in reversed(U)]
-    for last in lasts[:3]:
-        gens = [g for g in base_gens if g != last] + [last]
-        G = sp.groebner(eqs, *gens, order="grevlex", domain="QQ")
-        if G.exprs == [1] or not G.is_zero_dimensional:
-            return None
-        L = G.fglm("lex")
-        shape = _shape(L.exprs, gens)
+def _x_distance(xs: dict[int, Any], x_num: np.ndarray) -> float:
+    """Largest relative distance of candidate task counts from the numeric ones."""
+    worst = 0.0
+    for i, v in xs.items():
+        try:
+            fv = float(v)
+        except (TypeError, ZeroDivisionError):
+            return float("inf")
+        worst = max(worst, abs(fv - float(x_num[i])) / max(1.0, abs(float(x_num[i]))))
+    return worst
+
+
+def _shape_solve(eqs: list[Any], gens: list[Any], t: Any, distance: Any) -> tuple[RealAlgebraic, dict[Any, Any]] | None:
+    """Solve a zero-dimensional polynomial system through a lexicographic
+    Groebner basis in shape position ``[v_1 - g_1(s), ..., h(s)]``: every
+    unknown becomes a polynomial in one real root of an irreducible factor
+    of ``h``, the root whose solution ``distance`` puts nearest the numeric
+    one. Tries up to three choices of the last variable."""
+    import sympy as sp
+    from mpmath import mp
+
+    for last in list(reversed(gens))[:3]:
+        order = [g for g in gens if g != last] + [last]
+        if len(order) == 1:
+            lex = [sp.Poly(eqs[0], last, domain="QQ").as_expr()]
+            shape: dict[Any, Any] | None = {}
+        else:
+            G = sp.groebner(eqs, *order, order="grevlex", domain="QQ")
+            if G.exprs == [1] or not G.is_zero_dimensional:
+                return None
+            lex = list(G.fglm("lex").exprs)
+            shape = _shape(lex, order)
         if shape is None:
             continue
-        h = sp.Poly(L.exprs[-1], last, domain="QQ")
-        # candidate roots: every real root of every irreducible factor
+        h = sp.Poly(lex[-1], last, domain="QQ")
+        if h.degree() < 1:
+            return None
         best: tuple[float, Any, Fraction, Fraction] | None = None
         for fac, _ in h.factor_list()[1]:
             fac = sp.Poly(fac.as_expr().subs(last, t), t, domain="QQ").monic()
-            for lo, hi in _real_root_intervals(fac):
-                dist = _distance(fac, lo, hi, shape, gens, last, U, X, x_num)
+            if fac.degree() == 1:  # the root itself (sympy's interval for it may be wide)
+                c1, c0 = (_frac(c) for c in fac.all_coeffs())
+                isolated = [(-c0 / c1, -c0 / c1)]
+            else:
+                isolated = [tuple(_frac(v) for v in fac.refine_root(lo, hi, eps=Fraction(1, 10**30)))
+                            for lo, hi in _real_root_intervals(fac)]
+            for lo, hi in isolated:
+                with mp.workdps(40):
+                    root = sp.Float((mp.mpf(lo.numerator) / lo.denominator + mp.mpf(hi.numerator) / hi.denominator)
+                                    / 2, 40)
+                    vals = {v: sp.Float(g.evalf(40, subs={last: root}), 40) for v, g in shape.items()}
+                    vals[last] = root
+                    dist = distance(vals)
                 if best is None or dist < best[0]:
                     best = (dist, fac, lo, hi)
         if best is None:
@@ -560,12 +673,11 @@ def _groebner_solve(data: _Data, U: list[int], B: list[int], Rp: dict[int, Fract
         _, fac, lo, hi = best
         if fac.degree() == 1:
             c1, c0 = (_frac(c) for c in fac.all_coeffs())
-            r = -c0 / c1
-            lo, hi = r - 1, r + 1
+            lo, hi = -c0 / c1 - 1, -c0 / c1 + 1
         field = RealAlgebraic(fac, lo, hi)
-        values = {g: field.element(shape[g].subs(last, t)) for g in gens[:-1]}
+        values = {v: field.element(g.subs(last, t)) for v, g in shape.items()}
         values[last] = field.element(t)
-        return field, {i: values[X[i]] for i in U}, {j: values[P[j]] for j in B}
+        return field, values
     return None
 
 
@@ -585,27 +697,6 @@ def _shape(polys: list[Any], gens: list[Any]) -> dict[Any, Any] | None:
     if sp.Poly(polys[-1], *gens).free_symbols - {last}:
         return None
     return out
-
-
-def _distance(fac: Any, lo: Fraction, hi: Fraction, shape: dict[Any, Any], gens: list[Any], last: Any,
-              U: list[int], X: dict[int, Any], x_num: np.ndarray) -> float:
-    """How far the solution at this root is from the numeric task counts."""
-    import sympy as sp
-    from mpmath import mp
-
-    if fac.degree() == 1:
-        c1, c0 = (_frac(c) for c in fac.all_coeffs())
-        root = mp.mpf(-c0.numerator) / c0.denominator / (mp.mpf(c1.numerator) / c1.denominator)
-    else:
-        a, b = fac.refine_root(lo, hi, eps=Fraction(1, 10**30))
-        root = (mp.mpf(_frac(a).numerator) / _frac(a).denominator + mp.mpf(_frac(b).numerator) / _frac(b).denominator) / 2
-    with mp.workdps(40):
-        worst = 0.0
-        for i in U:
-            v = X[i]
-            val = root if v == last else shape[v].evalf(40, subs={last: sp.Float(root, 40)})
-            worst = max(worst, abs(float(val) - float(x_num[i])) / max(1.0, abs(float(x_num[i]))))
-    return worst
 
 
 def _kkt_checks(data: _Data, field: RealAlgebraic, x: list[Any], p: list[Any], U: list[int], C: list[int],
