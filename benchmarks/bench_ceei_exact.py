@@ -9,6 +9,12 @@ same instance, measured in the same run. The last lines give the largest
 instance (users x resources) solved exactly within the budget, per m and
 overall, and the time of the interval enclosure on the next size.
 
+The default reach of the exact path (``proofs.ceei_exact.EXACT_REACH``)
+comes from this script. Measured on the 2-core development machine under
+load (2026-11-23): 20 users x 2 resources (7.3 s, degree-14 number field),
+8 x 3, 6 x 4; the next sizes (24 x 2, 10 x 3, 7 x 4) exceed 10 s, where the
+interval enclosure takes about 0.1 s.
+
 Run: ``python benchmarks/bench_ceei_exact.py [--budget 10] [--seed 0]``
 """
 

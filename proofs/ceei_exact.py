@@ -53,9 +53,12 @@ from models.tolerances import DUAL_TOL, FEASIBILITY_RTOL
 
 from .checks import Check, Verified, all_hold, join_names
 
-#: Largest number of unknowns (uncapped users + priced resources) for which
-#: the exact path runs Groebner bases; above it, the enclosure is returned.
-MAX_EXACT_UNKNOWNS: int = 12
+#: Reach of the exact path: most uncapped users for a given number of priced
+#: resources (measured by benchmarks/bench_ceei_exact.py: within 10 s on the
+#: 2-core development machine). With at most one priced resource the
+#: solution is rational and always exact; above the last entry its value
+#: applies. Beyond the reach an interval enclosure is returned instead.
+EXACT_REACH: dict[int, int] = {2: 20, 3: 8, 4: 6}
 #: How many of the most ambiguous active-set decisions are flipped in pairs
 #: when the guessed active set fails verification.
 PAIR_FLIP_DEPTH: int = 4
@@ -64,6 +67,8 @@ ENCLOSURE_PRECISION_BITS: int = 200
 #: Relative radius of the starting box of the Krawczyk test around the
 #: Newton-polished prices (inflated until the test succeeds or gives up).
 ENCLOSURE_START_RADIUS: float = 1e-20
+#: Longest minimal-polynomial text shown in plain-words explanations.
+MAX_FIELD_TEXT: int = 200
 #: Bisections allowed when deciding the sign of a nonzero algebraic number.
 MAX_SIGN_BISECTIONS: int = 100_000
 
@@ -118,7 +123,12 @@ class KKTCertificate(Verified):
         if self.capped:
             lines.append("users held at their cap: " + ", ".join(
                 f"{self.users[i]} (multiplier {exact_str(self.multipliers[i])})" for i in self.capped))
-        field = "rational numbers" if self.number_field == "Q" else f"the number field {self.number_field}"
+        if self.number_field == "Q":
+            field = "rational numbers"
+        elif len(self.number_field) <= MAX_FIELD_TEXT:
+            field = f"the number field {self.number_field}"
+        else:
+            field = "Q(alpha), alpha a real algebraic number (minimal polynomial in certificate.number_field)"
         ok = sum(c.holds for c in self.checks)
         verdict = "optimal" if self.holds else "NOT verified"
         lines.append(f"KKT check in {field}: {ok}/{len(self.checks)} conditions hold "
@@ -854,7 +864,23 @@ def _enclosure_checks(instance: Instance, data: _Data, K: Any, B: list[int], C: 
 # ---------------------------------------------------------------------------
 # the solver
 # ---------------------------------------------------------------------------
-def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX_EXACT_UNKNOWNS,
+def within_reach(n_uncapped: int, n_priced: int, max_unknowns: int | None = None) -> bool:
+    """Whether the exact path is attempted: by :data:`EXACT_REACH`, or, when
+    ``max_unknowns`` is given, when ``n_uncapped + n_priced <= max_unknowns``.
+
+    Examples
+    --------
+    >>> within_reach(1000, 1), within_reach(20, 2), within_reach(9, 3), within_reach(3, 2, max_unknowns=4)
+    (True, True, False, False)
+    """
+    if max_unknowns is not None:
+        return n_uncapped + n_priced <= max_unknowns
+    if n_priced <= 1:
+        return True
+    return n_uncapped <= EXACT_REACH.get(n_priced, EXACT_REACH[max(EXACT_REACH)])
+
+
+def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int | None = None,
                      numeric: Allocation | None = None) -> Allocation:
     """Exact CEEI allocation with a verified KKT certificate.
 
@@ -865,9 +891,10 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
         suggests the active set).
     instance : Instance
         The problem.
-    max_unknowns : int
+    max_unknowns : int, optional
         Above this many unknowns (uncapped users + priced resources) the
-        Groebner path is skipped and an interval enclosure is returned.
+        Groebner path is skipped and an interval enclosure is returned;
+        by default the measured :data:`EXACT_REACH` decides.
     numeric : Allocation, optional
         A numeric solution of ``policy`` on ``instance`` to start from
         (computed when omitted). It only guides the search: whatever it
@@ -902,9 +929,10 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
         x_num = num.x
     first, margins = guess_active_set(instance, x_num)
     names = (instance.users, instance.resources)
-    size = len([i for i in data.live() if i not in first.capped]) + len(first.binding)
+    n_unc = len([i for i in data.live() if i not in first.capped])
+    reach = within_reach(n_unc, len(first.binding), max_unknowns)
     tried = 0
-    if size <= max_unknowns:
+    if reach:
         for act in neighbour_sets(first, margins):
             tried += 1
             sol = _solve_active_set(data, act, x_num, names)
@@ -922,9 +950,9 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
                 stats={"solver": "sympy-kkt", "active_sets_tried": tried, "field_degree": f.degree,
                        "seconds": time.perf_counter() - t0},
                 certificate=cert)
-    reason = (f"exact solving is out of reach for this size ({size} unknowns > {max_unknowns})"
-              if size > max_unknowns else f"no active set among the {tried} tried verified exactly")
-    for act in ([first] if size > max_unknowns else list(neighbour_sets(first, margins))[:tried or 1]):
+    reason = (f"exact solving is out of reach for this size ({n_unc} uncapped users, {len(first.binding)} "
+              "priced resources)" if not reach else f"no active set among the {tried} tried verified exactly")
+    for act in ([first] if not reach else list(neighbour_sets(first, margins))[:tried or 1]):
         enc = enclose(instance, act, x_num)
         if enc is not None and enc.holds:
             mids = enc.midpoints()
@@ -942,4 +970,4 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
 
 
 __all__ = ["ActiveSet", "CEEIEnclosure", "KKTCertificate", "RealAlgebraic", "enclose", "estimate_prices",
-           "guess_active_set", "neighbour_sets", "solve_ceei_exact", "MAX_EXACT_UNKNOWNS"]
+           "guess_active_set", "neighbour_sets", "solve_ceei_exact", "within_reach", "EXACT_REACH"]
