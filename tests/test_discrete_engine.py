@@ -1,0 +1,166 @@
+"""The discrete engine (models.discrete): Algorithm 1 of Ghodsi et al.,
+NSDI 2011, Section 4.2, with caps, weights, tie-breaks, stopping variants and
+placement on machines."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from models import Instance, PolicyError
+from models.discrete import PLACEMENTS, TIE_BREAKS, IntegerData, fill
+
+from discrete_strategies import random_cluster
+
+PAPER = {"resources": {"cpu": 9, "mem": 18},
+         "users": {"A": {"demand": {"cpu": 1, "mem": 4}}, "B": {"demand": {"cpu": 3, "mem": 1}}}}
+
+
+def names(r) -> list[str]:
+    return [r.instance.users[i] for i in r.picks]
+
+
+def test_paper_example_tasks_and_table1_order() -> None:
+    inst = Instance.from_dict(PAPER)
+    r = fill(inst, "drf")
+    assert r.tasks.tolist() == [3, 2]
+    # Table 1: B first (tie at 0 broken towards the larger task), then A, A, B, A
+    assert names(r) == ["B", "A", "A", "B", "A"]
+    # the run ends at CPU saturation: 9 of 9 CPUs and 14 of 18 GB used
+    assert r.free_exact(0) == (Fraction(0), Fraction(4))
+    assert r.stopped
+
+
+def test_table1_dominant_shares_step_by_step() -> None:
+    inst = Instance.from_dict(PAPER)
+    r = fill(inst, "drf")
+    share = {"A": Fraction(2, 9), "B": Fraction(1, 3)}
+    held = {"A": 0, "B": 0}
+    seen = []
+    for u in names(r):
+        # the user picked has the lowest dominant share at that point
+        assert held[u] * share[u] <= min(held[v] * share[v] for v in held)
+        held[u] += 1
+        seen.append(held[u] * share[u])
+    assert seen == [Fraction(1, 3), Fraction(2, 9), Fraction(4, 9), Fraction(2, 3), Fraction(2, 3)]
+
+
+@pytest.mark.parametrize("tb, first", [("index", "A"), ("reverse", "B"), ("name", "A"), ("smallest-task", "A")])
+def test_tie_break_is_explicit(tb: str, first: str) -> None:
+    r = fill(Instance.from_dict(PAPER), "drf", tie_break=tb)
+    assert names(r)[0] == first
+    assert r.tasks.tolist() == [3, 2]
+
+
+def test_random_tie_break_is_seeded() -> None:
+    inst = Instance.from_arrays([100, 100], np.ones((6, 2)))
+    a = fill(inst, "drf", tie_break="random", seed=3).picks
+    assert a == fill(inst, "drf", tie_break="random", seed=3).picks
+    assert any(fill(inst, "drf", tie_break="random", seed=s).picks != a for s in range(4, 10))
+
+
+def test_stop_versus_skip() -> None:
+    # B's big task stops the paper's variant; skip lets A go on
+    inst = Instance.from_dict({"resources": {"cpu": 10},
+                               "users": {"A": {"demand": {"cpu": 1}}, "B": {"demand": {"cpu": 4}}}})
+    stop = fill(inst, "drf", on_full="stop")
+    skip = fill(inst, "drf", on_full="skip")
+    assert stop.tasks.tolist() == [4, 1] and names(stop)[-1] == "A"
+    assert skip.tasks.tolist() == [6, 1]
+    assert skip.failures == (1, 0)
+
+
+def test_caps_and_weights() -> None:
+    inst = Instance.from_dict({"resources": {"cpu": 12},
+                               "users": {"A": {"demand": {"cpu": 1}, "weight": 2},
+                                         "B": {"demand": {"cpu": 1}},
+                                         "C": {"demand": {"cpu": 1}, "max_tasks": 1}}})
+    r = fill(inst, "drf")
+    assert r.tasks.tolist() == [7, 4, 1]
+    # a cap of 2.5 tasks allows 2 whole tasks
+    inst = Instance.from_dict({"resources": {"cpu": 12}, "users": {"A": {"demand": {"cpu": 1}, "max_tasks": 2.5}}})
+    assert fill(inst, "drf").tasks.tolist() == [2]
+
+
+def test_fractional_data_is_exact() -> None:
+    inst = Instance.from_dict({"resources": {"cpu": "1", "mem": "3/10"},
+                               "users": {"A": {"demand": {"cpu": 0.1, "mem": "1/10"}}}})
+    assert IntegerData.of(inst).scale == (10, 10)
+    assert fill(inst, "drf").tasks.tolist() == [3]
+
+
+def test_machines_a_task_must_fit_on_one_machine() -> None:
+    inst = Instance.from_dict({"resources": {"cpu": 6, "mem": 6},
+                               "users": {"A": {"demand": {"cpu": 2, "mem": 2}}},
+                               "machines": [{"count": 2, "cpu": 3, "mem": 3}]})
+    assert fill(inst, "drf").tasks.tolist() == [2]  # a pool would hold 3
+    r = fill(inst, "drf", placement="best-fit")
+    assert [dict(p) for p in r.placed] == [{0: 1}, {0: 1}]
+
+
+def test_machine_by_machine_leaves_a_machine_below_max_task() -> None:
+    inst = Instance.from_dict({"resources": {"cpu": 10},
+                               "users": {"A": {"demand": {"cpu": 1}}, "B": {"demand": {"cpu": 3}}},
+                               "machines": [{"count": 2, "cpu": 5}]})
+    ff = fill(inst, "drf", placement="first-fit", on_full="skip")
+    mm = fill(inst, "drf", placement="machine-by-machine", on_full="skip")
+    assert sum(ff.tasks * [1, 3]) >= sum(mm.tasks * [1, 3])
+    for k in range(2):
+        used = sum(c * (1 if i == 0 else 3) for i, c in mm.placed[k].items())
+        assert 5 - used < 3 or used == 0
+
+
+def test_bad_settings_raise() -> None:
+    inst = Instance.from_dict(PAPER)
+    with pytest.raises(PolicyError, match="on_full"):
+        fill(inst, "drf", on_full="wait")
+    with pytest.raises(PolicyError, match="tie_break"):
+        fill(inst, "drf", tie_break="coin")
+    with pytest.raises(PolicyError, match="placement"):
+        fill(inst, "drf", placement="worst-fit")
+    with pytest.raises(PolicyError, match="no discrete form"):
+        fill(inst, "ceei")
+
+
+def _check_feasible(r) -> None:
+    inst = r.instance
+    D = r.data.demands
+    for k, slot in enumerate(r.placed):
+        used = sum((D[i] * c for i, c in slot.items()), np.zeros(inst.m, dtype=D.dtype))
+        assert np.all(used + r.free[k] == r.data.machines[k])
+        assert np.all(r.free[k] >= 0)
+    per_user = np.zeros(inst.n, dtype=np.int64)
+    for slot in r.placed:
+        for i, c in slot.items():
+            per_user[i] += c
+    assert per_user.tolist() == r.tasks.tolist()
+    for i, cap in enumerate(r.data.caps):
+        assert cap is None or r.tasks[i] <= cap
+
+
+def test_batched_equals_one_decision_per_heap_operation() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(120):
+        inst = random_cluster(rng)
+        for on_full in ("stop", "skip"):
+            for placement in PLACEMENTS:
+                tb = list(TIE_BREAKS)[int(rng.integers(len(TIE_BREAKS)))]
+                for policy in ("drf", "asset"):
+                    a = fill(inst, policy, tie_break=tb, on_full=on_full, placement=placement, seed=1)
+                    b = fill(inst, policy, tie_break=tb, on_full=on_full, placement=placement, seed=1, batch=False)
+                    assert a.picks == b.picks, (inst.describe(), policy, tb, on_full, placement)
+                    assert a.failures[:1] == b.failures[:1]
+                    _check_feasible(a)
+
+
+def test_skip_fills_until_nothing_pending_fits() -> None:
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        inst = random_cluster(rng)
+        r = fill(inst, "drf", on_full="skip")
+        for i in range(inst.n):
+            if r.data.caps[i] is not None and r.tasks[i] >= r.data.caps[i]:
+                continue
+            assert all(np.any(r.free[k] < r.data.demands[i]) for k in range(r.free.shape[0]))
