@@ -50,6 +50,9 @@ from .policy import Policy, get_policy
 #: two such values and sums of up to 2**20 of them cannot overflow... the
 #: engine checks the products it forms against :data:`_INT64_SAFE`).
 _INT64_SAFE: int = 2**62
+#: A level jump is tried only when at least this many picks may remain
+#: (below it, bisection costs more than single decisions).
+JUMP_MIN_PICKS: int = 512
 #: Stopping variants: ``stop`` ends at the first chosen task that does not
 #: fit (the paper's Algorithm 1); ``skip`` drops that user and goes on.
 ON_FULL: tuple[str, ...] = ("stop", "skip")
@@ -167,8 +170,9 @@ class FillState:
     data : IntegerData
     tasks : ndarray of int64, shape (n,)
         Tasks placed so far per user.
-    free : ndarray, shape (K, m)
-        Free (scaled) resources per machine.
+    free : list of list of int
+        Free (scaled) resources per machine (Python ints: scalar access in
+        the decision loop is much faster than on numpy arrays).
     placed : list of dict
         Per machine, ``user index -> tasks`` placed on it.
     """
@@ -176,7 +180,7 @@ class FillState:
     instance: Instance
     data: IntegerData
     tasks: np.ndarray
-    free: np.ndarray
+    free: list[list[int]]
     placed: list[dict[int, int]]
     _rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
@@ -192,12 +196,13 @@ class FillState:
     def fits_on(self, k: int, i: int) -> int:
         """How many tasks of user ``i`` fit on machine ``k`` now."""
         free = self.free[k]
-        return min(int(free[j]) // d for j, d in self.demand(i))
+        return min(free[j] // d for j, d in self.demand(i))
 
     def put(self, k: int, i: int, count: int) -> None:
         """Place ``count`` tasks of user ``i`` on machine ``k``."""
+        free = self.free[k]
         for j, d in self.demand(i):
-            self.free[k, j] -= d * count
+            free[j] -= d * count
         slot = self.placed[k]
         slot[i] = slot.get(i, 0) + count
 
@@ -402,6 +407,9 @@ class Placement(ABC):
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: True when, on a single machine (a pool), a task is placed exactly
+    #: when it fits; the engine's level jump relies on it.
+    plain_on_one_machine: ClassVar[bool] = True
 
     def start(self, state: FillState) -> None:
         """Called once before the first decision."""
@@ -435,7 +443,7 @@ class FirstFit(Placement):
 
     def place(self, state: FillState, i: int, count: int) -> int:
         k = self._cursor.get(i, 0)
-        K = state.free.shape[0]
+        K = len(state.free)
         done = 0
         while done < count and k < K:
             take = min(state.fits_on(k, i), count - done)
@@ -458,21 +466,22 @@ class MachineByMachine(Placement):
 
     name = "machine-by-machine"
     description = "one machine at a time, leave it when less than a max-task is free (proof of Theorem 7)"
+    plain_on_one_machine = False
 
     def start(self, state: FillState) -> None:
         self._k = 0
         self._max = [int(v) for v in state.data.max_task]
 
     def place(self, state: FillState, i: int, count: int) -> int:
-        K = state.free.shape[0]
+        K = len(state.free)
         done = 0
         while done < count and self._k < K:
             free = state.free[self._k]
-            if any(int(free[j]) < self._max[j] for j in range(len(self._max))):
+            if any(f < t for f, t in zip(free, self._max, strict=True)):
                 self._k += 1
                 continue
             # tasks placeable while at least a max-task stays free before each
-            room = min((int(free[j]) - self._max[j]) // d for j, d in state.demand(i)) + 1
+            room = min((free[j] - self._max[j]) // d for j, d in state.demand(i)) + 1
             take = min(room, count - done)
             state.put(self._k, i, take)
             done += take
@@ -497,10 +506,11 @@ class BestFit(Placement):
         d = state.data.demands[i]
         done = 0
         while done < count:
-            ok = np.all(state.free >= d, axis=1)
+            free = np.array(state.free, dtype=state.data.machines.dtype)
+            ok = np.all(free >= d, axis=1)
             if not ok.any():
                 break
-            score = (state.free - d).astype(float) @ self._weight
+            score = (free - d).astype(float) @ self._weight
             score[~ok] = np.inf
             k = int(np.argmin(score))
             take = min(state.fits_on(k, i), count - done)
@@ -665,7 +675,7 @@ def fill(
     data = IntegerData.of(instance)
     n = instance.n
     state = FillState(instance=instance, data=data, tasks=np.zeros(n, dtype=np.int64),
-                      free=data.machines.copy(), placed=[{} for _ in range(data.machines.shape[0])])
+                      free=[[int(v) for v in row] for row in data.machines], placed=[{} for _ in range(data.machines.shape[0])])
     place.start(state)
     rates = pol.rates(instance)
     sizes = rates if rates is not None else pol.task_sizes(instance)
@@ -678,12 +688,11 @@ def fill(
         run.batched(rates)
     else:
         run.heap(pol)
-    runs = None
-    if record_picks:
-        runs = (np.asarray(run.pick_users, dtype=np.int64), np.asarray(run.pick_counts, dtype=np.int64))
+    runs = run.recorded() if record_picks else None
     return DiscreteFill(instance=instance, policy=pol.label, tie_break=tie_break, on_full=on_full,
                         placement=place.name, tasks=state.tasks, runs=runs, failures=tuple(run.failures),
-                        placed=state.placed, free=state.free, data=data, decisions=run.decisions, rank=rank)
+                        placed=state.placed,
+                        free=np.array(state.free, dtype=data.machines.dtype).reshape(data.machines.shape), data=data, decisions=run.decisions, rank=rank)
 
 
 @dataclass(eq=False)
@@ -699,6 +708,7 @@ class _Run:
     pick_counts: list[int] = field(default_factory=list)
     failures: list[int] = field(default_factory=list)
     decisions: int = 0
+    chunks: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def _room(self, i: int) -> int | None:
         cap = self.state.data.caps[i]
@@ -752,9 +762,16 @@ class _Run:
                 active.remove(i)
 
     def batched(self, rates: list[Fraction]) -> None:
-        """Linear keys ``tasks_i * S_i`` in exact integers; a popped user takes
-        every pick it would win before the next user's key, in one
-        placement call."""
+        """Linear keys ``tasks_i * S_i`` in exact integers.
+
+        A popped user takes, in one placement call, every pick it would win
+        before the next user's key. On a pool, a *level jump* moreover
+        allocates at once every pick whose key is below the largest level
+        ``L`` at which all of them fit (their total demand is at most the
+        free space, so every prefix of them fits too); it is found by
+        bisection over ``L`` with vectorised integer arithmetic and repeated
+        whenever many single decisions have gone by.
+        """
         den = 1
         for r in rates:
             den = math.lcm(den, r.denominator)
@@ -762,9 +779,19 @@ class _Run:
         st = self.state
         heap = [(int(st.tasks[i]) * S[i], self.rank[i], i) for i in self._starters()]
         heapq.heapify(heap)
+        jump = _LevelJump.make(self, S) if len(st.free) == 1 and self.place.plain_on_one_machine else None
+        every = 64
+        since = every + len(heap)  # jump at once
         while heap:
+            if jump is not None and since >= every + len(heap):
+                progressed, heap = jump.run(heap)
+                since = 0
+                every = 64 if progressed else 2 * every
+                if not heap:
+                    break
             key, r, i = heapq.heappop(heap)
             self.decisions += 1
+            since += 1
             s = S[i]
             x = int(st.tasks[i])
             if heap:
@@ -785,11 +812,116 @@ class _Run:
             if self._room(i) != 0:
                 heapq.heappush(heap, (int(st.tasks[i]) * s, r, i))
 
+    def flush(self) -> None:
+        """Move the picks recorded one by one into a chunk."""
+        if self.pick_users:
+            self.chunks.append((np.asarray(self.pick_users, dtype=np.int64), np.asarray(self.pick_counts, dtype=np.int64)))
+            self.pick_users, self.pick_counts = [], []
+
+    def recorded(self) -> tuple[np.ndarray, np.ndarray]:
+        """All picks, run-length encoded."""
+        self.flush()
+        if not self.chunks:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        users = np.concatenate([c[0] for c in self.chunks])
+        counts = np.concatenate([c[1] for c in self.chunks])
+        # merge runs of one user split across chunks
+        start = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
+        return users[start], np.add.reduceat(counts, start)
+
     def _solo_bound(self, i: int) -> int:
         """More tasks than user ``i`` alone can ever place (plus one)."""
         st = self.state
-        total = st.free.sum(axis=0)
-        return min(int(total[j]) // d for j, d in st.demand(i)) + 1
+        return min(sum(row[j] for row in st.free) // d for j, d in st.demand(i)) + 1
+
+
+@dataclass(eq=False)
+class _LevelJump:
+    """Vectorised level jumps on a pool (see :meth:`_Run.batched`)."""
+
+    run_: _Run
+    S: np.ndarray
+    caps: np.ndarray
+
+    @classmethod
+    def make(cls, run: _Run, S: list[int]) -> _LevelJump | None:
+        """A jumper, or ``None`` when int64 arithmetic could overflow."""
+        st = run.state
+        D = st.data.demands
+        if D.dtype != np.int64:
+            return None
+        n = st.instance.n
+        free_max = max(st.free[0])
+        dmax = int(D.max())
+        if max(S) * (free_max + 2) >= _INT64_SAFE or n * (free_max + 2) * dmax >= _INT64_SAFE:
+            return None
+        big = free_max + 2  # no user ever holds more tasks than this on the pool
+        caps = np.array([big if c is None else min(c, big) for c in st.data.caps], dtype=np.int64)
+        return cls(run_=run, S=np.asarray(S, dtype=np.int64), caps=caps)
+
+    def run(self, heap: list[tuple[int, int, int]]) -> tuple[bool, list[tuple[int, int, int]]]:
+        """Allocate every pick below the largest fitting level; return
+        whether anything was allocated and the rebuilt heap."""
+        run = self.run_
+        st = run.state
+        act = np.fromiter((e[2] for e in heap), dtype=np.int64, count=len(heap))
+        x = st.tasks[act]
+        s = self.S[act]
+        D = st.data.demands[act]
+        free = np.asarray(st.free[0], dtype=np.int64)
+        pos = D > 0
+        alone = np.where(pos, free // np.where(pos, D, 1), np.iinfo(np.int64).max).min(axis=1)
+        top = np.minimum(self.caps[act], x + np.minimum(alone, self.caps[act]) + 1)
+        if int((top - x).sum()) < JUMP_MIN_PICKS:
+            return False, heap  # few picks remain: single decisions are cheaper
+
+        def counts(level: int) -> np.ndarray:
+            return np.minimum(top, np.maximum(x, -(-level // s)))
+
+        def fits(level: int) -> bool:
+            return bool(np.all((counts(level) - x) @ D <= free))
+
+        lo = min(e[0] for e in heap)  # nothing lies below it
+        hi = int((top * s).max()) + 1
+        if fits(hi):
+            lo = hi
+        else:
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if fits(mid):
+                    lo = mid
+                else:
+                    hi = mid
+        cnt = counts(lo)
+        inc = cnt - x
+        if not inc.any():
+            return False, heap
+        grow = np.flatnonzero(inc)
+        if run.record:
+            run.flush()
+            users = np.repeat(act[grow], inc[grow])
+            first = np.repeat(np.cumsum(inc[grow]) - inc[grow], inc[grow])
+            j = np.repeat(x[grow], inc[grow]) + (np.arange(users.size) - first)
+            keys = j * self.S[users]
+            rank = np.asarray(run.rank, dtype=np.int64)[users]
+            n = len(run.rank)
+            if int(keys.max()) < _INT64_SAFE // n:
+                order = np.argsort(keys * n + rank)  # one key: (key, rank) is unique per pick
+            else:
+                order = np.lexsort((rank, keys))
+            seq = users[order]
+            start = np.flatnonzero(np.r_[True, seq[1:] != seq[:-1]])
+            run.chunks.append((seq[start], np.diff(np.r_[start, seq.size])))
+        used = inc @ D
+        st.free[0] = [int(v) for v in free - used]
+        st.tasks[act] = cnt
+        slot = st.placed[0]
+        for i, c in zip(act[grow].tolist(), inc[grow].tolist(), strict=True):
+            slot[i] = slot.get(i, 0) + c
+        rest = [(int(cnt[k]) * int(s[k]), run.rank[int(act[k])], int(act[k]))
+                for k in range(act.size) if run._room(int(act[k])) != 0]
+        heapq.heapify(rest)
+        return True, rest
 
 
 __all__ = [

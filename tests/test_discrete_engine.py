@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from models import Instance, PolicyError
+from models import discrete
 from models.discrete import PLACEMENTS, TIE_BREAKS, IntegerData, fill
 
 from discrete_strategies import random_cluster
@@ -140,9 +141,11 @@ def _check_feasible(r) -> None:
         assert cap is None or r.tasks[i] <= cap
 
 
-def test_batched_equals_one_decision_per_heap_operation() -> None:
-    rng = np.random.default_rng(5)
-    for _ in range(120):
+@pytest.mark.parametrize("jump_from", [discrete.JUMP_MIN_PICKS, 0])
+def test_batched_equals_one_decision_per_heap_operation(jump_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(discrete, "JUMP_MIN_PICKS", jump_from)  # 0: level jumps even on tiny pools
+    rng = np.random.default_rng(5 + jump_from)
+    for _ in range(60):
         inst = random_cluster(rng)
         for on_full in ("stop", "skip"):
             for placement in PLACEMENTS:
@@ -164,3 +167,16 @@ def test_skip_fills_until_nothing_pending_fits() -> None:
             if r.data.caps[i] is not None and r.tasks[i] >= r.data.caps[i]:
                 continue
             assert all(np.any(r.free[k] < r.data.demands[i]) for k in range(r.free.shape[0]))
+
+
+def test_level_jump_on_a_large_pool_matches_single_decisions() -> None:
+    rng = np.random.default_rng(11)
+    D = rng.integers(1, 5, size=(7, 3))
+    w = rng.integers(1, 4, size=7)
+    caps = np.where(rng.random(7) < 0.3, 40, np.inf)
+    inst = Instance.from_arrays(D.sum(axis=0) * 60 + 3, D, weights=w, max_tasks=caps)
+    for on_full in ("stop", "skip"):
+        a = fill(inst, "drf", on_full=on_full)
+        b = fill(inst, "drf", on_full=on_full, batch=False)
+        assert a.tasks.sum() > 300 and a.decisions < b.decisions / 5
+        assert a.picks == b.picks and a.failures[:1] == b.failures[:1]
