@@ -139,11 +139,13 @@ class DiscreteResult:
     def fragmentation(self) -> tuple[Fraction, ...]:
         """Free resources on machines where no pending user's task fits
         (exact, per resource). With ``on_full="skip"`` that is all free
-        space; with ``stop`` a pending task may still fit somewhere."""
+        space; with ``stop`` a pending task may still fit somewhere. Zero
+        when nobody is pending (every user at its cap): the rest is idle,
+        not fragmented."""
         f = self.fill
-        D = f.data.demands[self.pending] if self.pending else np.zeros((0, self.instance.m), dtype=f.free.dtype)
         out = [0] * self.instance.m
-        for k in range(f.free.shape[0]):
+        D = f.data.demands[self.pending]
+        for k in range(f.free.shape[0] if self.pending else 0):
             if not np.any(np.all(D <= f.free[k], axis=1)):
                 for j in range(self.instance.m):
                     out[j] += int(f.free[k, j])
@@ -153,7 +155,9 @@ class DiscreteResult:
     def stranded_machines(self) -> int:
         """Machines with free space of which no pending task fits."""
         f = self.fill
-        D = f.data.demands[self.pending] if self.pending else np.zeros((0, self.instance.m), dtype=f.free.dtype)
+        if not self.pending:
+            return 0
+        D = f.data.demands[self.pending]
         return sum(1 for k in range(f.free.shape[0])
                    if np.any(f.free[k] > 0) and not np.any(np.all(D <= f.free[k], axis=1)))
 

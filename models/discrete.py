@@ -334,11 +334,25 @@ def get_discrete_policy(spec: str | Policy | DiscretePolicy) -> DiscretePolicy:
     return LinearShare(pol)
 
 
+def integer_steps(rates: list[Fraction]) -> list[int]:
+    """Rates scaled by the least common multiple of their denominators:
+    integers in the same ratios (so keys compare exactly and fast).
+
+    >>> integer_steps([Fraction(2, 9), Fraction(1, 3)])
+    [2, 3]
+    """
+    den = 1
+    for r in rates:
+        den = math.lcm(den, r.denominator)
+    return [r.numerator * (den // r.denominator) for r in rates]
+
+
 # ---------------------------------------------------------------------------
 # tie-breaking
 # ---------------------------------------------------------------------------
-#: ``name -> f(instance, sizes, rng) -> rank`` (smaller rank wins a tie).
-TIE_BREAKS: dict[str, Callable[[Instance, list[Fraction], np.random.Generator], np.ndarray]] = {}
+#: ``name -> f(instance, sizes, rng) -> rank`` (smaller rank wins a tie);
+#: ``sizes`` are per-task key increments (integers or Fractions, same order).
+TIE_BREAKS: dict[str, Callable[[Instance, list[Any], np.random.Generator], np.ndarray]] = {}
 #: One line per tie-break, for ``--help`` and reports.
 TIE_BREAK_HELP: dict[str, str] = {}
 
@@ -360,32 +374,32 @@ def _order_to_rank(order: list[int] | np.ndarray) -> np.ndarray:
 
 @register_tie_break("largest-task", "the user whose task is the larger share goes first, then input order "
                                     "(reproduces the paper's Table 1: B before A)")
-def _tb_largest(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_largest(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return _order_to_rank(sorted(range(inst.n), key=lambda i: (-sizes[i], i)))
 
 
 @register_tie_break("smallest-task", "the user whose task is the smaller share goes first, then input order")
-def _tb_smallest(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_smallest(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return _order_to_rank(sorted(range(inst.n), key=lambda i: (sizes[i], i)))
 
 
 @register_tie_break("index", "input order (first user in the file first)")
-def _tb_index(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_index(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return np.arange(inst.n, dtype=np.int64)
 
 
 @register_tie_break("reverse", "reverse input order (last user in the file first)")
-def _tb_reverse(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_reverse(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return np.arange(inst.n - 1, -1, -1, dtype=np.int64)
 
 
 @register_tie_break("name", "user names in lexicographic order")
-def _tb_name(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_name(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return _order_to_rank(sorted(range(inst.n), key=lambda i: inst.users[i]))
 
 
 @register_tie_break("random", "a random order drawn once from the seed")
-def _tb_random(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_random(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return _order_to_rank(rng.permutation(inst.n))
 
 
@@ -678,14 +692,15 @@ def fill(
                       free=[[int(v) for v in row] for row in data.machines], placed=[{} for _ in range(data.machines.shape[0])])
     place.start(state)
     rates = pol.rates(instance)
-    sizes = rates if rates is not None else pol.task_sizes(instance)
+    steps = None if rates is None else integer_steps(rates)
+    sizes: list[Any] = steps if steps is not None else pol.task_sizes(instance)
     rank = TIE_BREAKS[tie_break](instance, sizes, np.random.default_rng(seed))
     run = _Run(state=state, place=place, rank=[int(r) for r in rank], stop=on_full == "stop",
                record=record_picks)
     if pol.global_keys:
         run.scan(pol)
-    elif rates is not None and batch:
-        run.batched(rates)
+    elif steps is not None and batch:
+        run.batched(steps)
     else:
         run.heap(pol)
     runs = run.recorded() if record_picks else None
@@ -761,7 +776,7 @@ class _Run:
             if self._room(i) == 0:
                 active.remove(i)
 
-    def batched(self, rates: list[Fraction]) -> None:
+    def batched(self, S: list[int]) -> None:
         """Linear keys ``tasks_i * S_i`` in exact integers.
 
         A popped user takes, in one placement call, every pick it would win
@@ -772,10 +787,6 @@ class _Run:
         bisection over ``L`` with vectorised integer arithmetic and repeated
         whenever many single decisions have gone by.
         """
-        den = 1
-        for r in rates:
-            den = math.lcm(den, r.denominator)
-        S = [int(r * den) for r in rates]
         st = self.state
         heap = [(int(st.tasks[i]) * S[i], self.rank[i], i) for i in self._starters()]
         heapq.heapify(heap)
