@@ -256,7 +256,7 @@ def assert_lowest_key_first(r, pol) -> None:
     from models.discrete import FillState
 
     inst = r.instance
-    st = FillState(instance=inst, data=r.data, tasks=np.zeros(inst.n, dtype=np.int64), free=[], placed=[])
+    st = FillState(instance=inst, data=r.data, tasks=[0] * inst.n, free=[], placed=[])
     caps = r.data.caps
     for i in r.picks:
         live = [u for u in range(inst.n) if caps[u] is None or st.tasks[u] < caps[u]]
