@@ -75,12 +75,12 @@ def theorem7_cases(count: int, seed: int):
 
 def test_theorem7_bound_on_random_instances() -> None:
     runs = 0
-    for inst, policy, placement, on_full in theorem7_cases(1200, seed=7):
+    for inst, policy, placement, on_full in theorem7_cases(2000, seed=7):
         c = compare(inst, policy, placement=placement, on_full=on_full, properties=False)
         assert c.theorem7.applies
         assert c.theorem7.holds, (inst.to_dict(), policy, placement, on_full, c.theorem7)
         runs += 1
-    assert runs == 1200
+    assert runs == 2000
 
 
 @pytest.mark.slow

@@ -145,7 +145,7 @@ def _check_feasible(r) -> None:
 def test_batched_equals_one_decision_per_heap_operation(jump_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(discrete, "JUMP_MIN_PICKS", jump_from)  # 0: level jumps even on tiny pools
     rng = np.random.default_rng(5 + jump_from)
-    for _ in range(60):
+    for _ in range(40):
         inst = random_cluster(rng)
         for on_full in ("stop", "skip"):
             for placement in PLACEMENTS:
@@ -283,3 +283,20 @@ def test_pluggable_keys_heap_and_scan_paths() -> None:
         assert fill(Instance.from_dict(PAPER), "test-dominant-then-count").tasks.tolist() == [3, 2]
     finally:
         discrete._DISCRETE.pop("test-dominant-then-count", None)
+
+
+@pytest.mark.parametrize("near", [discrete._KEY_NEAR, 0.5])
+def test_level_jump_with_keys_beyond_float_precision(near: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    # coprime capacities make the integer keys exceed 2**53; near=0.5 forces
+    # the exact re-sort of stretches of unequal keys
+    monkeypatch.setattr(discrete, "_KEY_NEAR", near)
+    monkeypatch.setattr(discrete, "JUMP_MIN_PICKS", 0)
+    D = np.ones((8, 4), dtype=int)
+    D[np.arange(8), np.arange(8) % 4] = 5  # every resource is someone's dominant one
+    inst = Instance.from_arrays([10007, 10009, 10037, 10039], D, weights=[1, 2, 3, 5, 7, 11, 13, 1])
+    assert max(discrete.integer_steps(discrete.get_discrete_policy("drf").rates(inst))) >= 2**53
+    for on_full in ("stop", "skip"):
+        a = fill(inst, "drf", on_full=on_full)
+        b = fill(inst, "drf", on_full=on_full, batch=False)
+        assert a.decisions < b.decisions / 4
+        assert a.picks == b.picks and a.failures[:1] == b.failures[:1]
