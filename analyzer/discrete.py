@@ -32,15 +32,7 @@ import numpy as np
 
 from models import Allocation, Instance, Policy, UserMap
 from models.allocation import exact_str, put_exact
-from models.discrete import (
-    DEFAULT_PLACEMENT,
-    DEFAULT_TIE_BREAK,
-    DiscreteFill,
-    DiscretePolicy,
-    Placement,
-    fill,
-    get_discrete_policy,
-)
+from models.discrete import DiscreteFill, DiscretePolicy, fill, get_discrete_policy
 
 from .api import as_instance, solve
 
@@ -191,13 +183,7 @@ class DiscreteResult:
 def progressive_filling(
     instance: Instance | Mapping[str, Any] | str | Path,
     policy: str | Policy | DiscretePolicy = "drf",
-    *,
-    tie_break: str = DEFAULT_TIE_BREAK,
-    on_full: str = "stop",
-    placement: str | Placement = DEFAULT_PLACEMENT,
-    seed: int = 0,
-    batch: bool = True,
-    record_picks: bool = True,
+    **options: Any,
 ) -> DiscreteResult:
     """Discrete progressive filling (Ghodsi et al., NSDI 2011, Algorithm 1).
 
@@ -210,20 +196,15 @@ def progressive_filling(
         ``"drf"`` (weighted dominant share), ``"asset"`` (aggregate share),
         any filling policy, or a discrete policy registered with
         :func:`models.discrete.register_discrete`.
-    tie_break : str
-        Who goes first among users with equal keys: ``largest-task``
-        (default; the paper's Table 1), ``smallest-task``, ``index``,
-        ``reverse``, ``name``, ``random`` (seeded).
-    on_full : {"stop", "skip"}
-        ``stop``: end at the first chosen task that does not fit (the
-        paper's pseudo-code); ``skip``: drop that user and go on.
-    placement : str or Placement
-        ``first-fit``, ``best-fit`` or ``machine-by-machine`` (the proof of
-        Theorem 7).
-    seed : int
-        For the ``random`` tie-break.
-    batch, record_picks : bool
-        See :func:`models.discrete.fill`.
+    **options
+        Keywords of :func:`models.discrete.fill`: ``tie_break`` (who goes
+        first among equal keys: ``largest-task``, the default and the
+        paper's Table 1, ``smallest-task``, ``index``, ``reverse``,
+        ``name``, ``random``), ``on_full`` (``stop``: end at the first
+        chosen task that does not fit, the paper's pseudo-code; ``skip``:
+        drop that user and go on), ``placement`` (``first-fit``,
+        ``best-fit``, ``machine-by-machine`` as in the proof of Theorem 7),
+        ``seed`` (random tie-break), ``batch``, ``record_picks``.
 
     Returns
     -------
@@ -242,8 +223,7 @@ def progressive_filling(
     (Fraction(3, 1), Fraction(2, 1))
     """
     inst = as_instance(instance)
-    return DiscreteResult(fill(inst, policy, tie_break=tie_break, on_full=on_full, placement=placement,
-                               seed=seed, batch=batch, record_picks=record_picks))
+    return DiscreteResult(fill(inst, policy, **options))
 
 
 # ---------------------------------------------------------------------------

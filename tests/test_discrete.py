@@ -153,3 +153,13 @@ def test_cli_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], ar
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_discrete_command_does_not_import_cvxpy() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from analyzer.cli import main; rc = main(['discrete', %r, '--format', 'json']); "
+            "sys.stdout.flush(); assert rc == 0 and 'cvxpy' not in sys.modules, sorted(sys.modules)") % str(PAPER)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
