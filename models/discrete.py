@@ -603,6 +603,8 @@ class DiscreteFill:
         The scaling used (:meth:`IntegerData.exact` un-scales).
     decisions : int
         Heap operations made (a batch counts once).
+    rank : ndarray of int64, shape (n,)
+        The tie-break rank of every user (smaller wins a tie).
     """
 
     instance: Instance
