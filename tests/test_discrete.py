@@ -163,3 +163,22 @@ def test_discrete_command_does_not_import_cvxpy() -> None:
             "sys.stdout.flush(); assert rc == 0 and 'cvxpy' not in sys.modules, sorted(sys.modules)") % str(PAPER)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_compare_with_a_discrete_only_policy_measures_in_drf_shares() -> None:
+    from models.discrete import DiscretePolicy
+
+    class FewestTasks(DiscretePolicy):
+        """Round robin on task counts (not a filling policy)."""
+
+        name = "test-fewest-tasks"
+
+        def key(self, state, i):
+            return state.tasks[i]
+
+    c = compare(PAPER, FewestTasks(), tie_break="index")
+    assert c.continuous.policy == "drf"
+    # A, B, A, B use 8 CPUs; A's third task takes the last one, B's third fits nowhere
+    assert c.discrete.picks == ["A", "B", "A", "B", "A"]
+    assert c.discrete.failures == ["B"]
+    assert c.theorem7.holds and c.gap_max_tasks == (0, 0)
