@@ -112,9 +112,9 @@ class DiscreteResult:
     def usage(self) -> tuple[Fraction, ...]:
         """Exact use of each resource."""
         f = self.fill
-        free = f.free.sum(axis=0)
-        total = f.data.machines.sum(axis=0)
-        return tuple(f.data.exact(int(total[j]) - int(free[j]), j) for j in range(self.instance.m))
+        m = self.instance.m
+        used = [sum(int(c) - int(v) for c, v in zip(f.data.machines[:, j], f.free[:, j], strict=True)) for j in range(m)]
+        return tuple(f.data.exact(used[j], j) for j in range(m))
 
     @cached_property
     def utilization(self) -> tuple[Fraction, ...]:
@@ -241,7 +241,8 @@ class PropertyOutcome:
 def _guaranteed(inst: Instance, whole: bool) -> list[Fraction]:
     """Tasks user ``i`` gets from its own slice ``w_i / sum(w)`` of every
     resource (Section 3, sharing incentive; weighted, Section 4.3),
-    capped; floored in the discrete setting."""
+    capped; floored in the discrete setting. The slice is of the cluster's
+    totals, as one pool (machines are not split among users)."""
     wsum = sum(inst.weights_exact, Fraction(0))
     out = []
     for i in range(inst.n):

@@ -46,9 +46,10 @@ from .filling import FillingPolicy
 from .instance import Instance
 from .policy import Policy, get_policy
 
-#: Values below this bound are kept in numpy ``int64`` arrays (products of
-#: two such values and sums of up to 2**20 of them cannot overflow... the
-#: engine checks the products it forms against :data:`_INT64_SAFE`).
+#: Scaled values below this bound are kept in numpy ``int64`` arrays (else
+#: ``object`` arrays of Python ints). Elementwise differences of such values
+#: cannot overflow; every sum or product the engine forms in int64 is checked
+#: against this bound first, and totals are summed as Python ints.
 _INT64_SAFE: int = 2**62
 #: A level jump is tried only when at least this many picks may remain
 #: (below it, bisection costs more than single decisions).
@@ -535,7 +536,7 @@ class BestFit(Placement):
     description = "machine left with the least free space (normalised by cluster capacity)"
 
     def start(self, state: FillState) -> None:
-        total = state.data.machines.sum(axis=0)
+        total = [sum(int(row[j]) for row in state.data.machines) for j in range(state.instance.m)]
         self._weight = np.array([1.0 / float(v) if v > 0 else 0.0 for v in total])
 
     def place(self, state: FillState, i: int, count: int) -> int:
