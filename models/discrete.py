@@ -11,7 +11,9 @@ outcome with the continuous solution.
 
 Extension points (all registries are dicts filled by decorators):
 
-* :class:`DiscretePolicy` -- which user gets the next task. A policy gives a
+* :class:`DiscretePolicy` -- which user gets the next task (one file per
+  policy in the package ``models/discrete_policies/``, imported on first
+  use, each registering with :func:`register_discrete`). A policy gives a
   per-user *share key* (smaller goes first). A policy whose key is
   ``tasks_i * rate_i`` (every :class:`~models.filling.FillingPolicy`, e.g.
   ``drf`` and ``asset``) declares its exact rates and is *batched*; any
@@ -57,6 +59,9 @@ JUMP_MIN_PICKS: int = 512
 #: Stopping variants: ``stop`` ends at the first chosen task that does not
 #: fit (the paper's Algorithm 1); ``skip`` drops that user and goes on.
 ON_FULL: tuple[str, ...] = ("stop", "skip")
+#: The tie-break of the filling policies: the larger task first (the
+#: paper's Table 1 starts with B, whose task is the larger dominant share).
+DEFAULT_TIE_BREAK: str = "largest-task"
 
 
 # ---------------------------------------------------------------------------
@@ -244,6 +249,9 @@ class DiscretePolicy(ABC):
     description: ClassVar[str] = ""
     source: ClassVar[str] = ""
     global_keys: ClassVar[bool] = False
+    #: The tie-break used when the caller names none (a key of
+    #: :data:`TIE_BREAKS`; e.g. a scheduler that orders equal shares by name).
+    default_tie_break: ClassVar[str] = DEFAULT_TIE_BREAK
 
     @property
     def label(self) -> str:
@@ -328,8 +336,35 @@ def register_discrete(cls: DP) -> DP:
     return cls
 
 
+#: Package whose modules are imported (once) to register discrete-only
+#: policies, one per file, like :mod:`models.policies`.
+PLUGIN_PACKAGE: str = "models.discrete_policies"
+_PLUGINS_LOADED = False
+
+
+def _load_plugins() -> None:
+    """Import every module of :data:`PLUGIN_PACKAGE` when it exists."""
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    import importlib
+    import pkgutil
+
+    try:
+        package = importlib.import_module(PLUGIN_PACKAGE)
+    except ModuleNotFoundError as exc:
+        if exc.name != PLUGIN_PACKAGE:
+            raise
+        return
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{PLUGIN_PACKAGE}.{info.name}")
+
+
 def discrete_policies() -> dict[str, type[DiscretePolicy]]:
     """Registered discrete-only policies (filling policies come on top)."""
+    _load_plugins()
     return dict(sorted(_DISCRETE.items()))
 
 
@@ -343,6 +378,7 @@ def get_discrete_policy(spec: str | Policy | DiscretePolicy) -> DiscretePolicy:
     """
     if isinstance(spec, DiscretePolicy):
         return spec
+    _load_plugins()
     if isinstance(spec, str) and spec in _DISCRETE:
         return _DISCRETE[spec]()
     pol = get_policy(spec)
@@ -423,8 +459,6 @@ def _tb_random(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np
     return _order_to_rank(rng.permutation(inst.n))
 
 
-#: The default tie-break.
-DEFAULT_TIE_BREAK: str = "largest-task"
 
 
 # ---------------------------------------------------------------------------
@@ -653,7 +687,7 @@ def fill(
     instance: Instance,
     policy: str | Policy | DiscretePolicy = "drf",
     *,
-    tie_break: str = DEFAULT_TIE_BREAK,
+    tie_break: str | None = None,
     on_full: str = "stop",
     placement: str | Placement = DEFAULT_PLACEMENT,
     seed: int = 0,
@@ -675,8 +709,9 @@ def fill(
     policy : str, Policy or DiscretePolicy
         ``"drf"``, ``"asset"``, any filling policy, or a registered
         discrete policy.
-    tie_break : str
-        A key of :data:`TIE_BREAKS`.
+    tie_break : str, optional
+        A key of :data:`TIE_BREAKS`; by default the policy's
+        ``default_tie_break`` (``largest-task`` for filling policies).
     on_full : {"stop", "skip"}
     placement : str or Placement
         A key of :data:`PLACEMENTS`.
@@ -704,9 +739,11 @@ def fill(
     """
     if on_full not in ON_FULL:
         raise PolicyError(f"on_full: must be one of {', '.join(ON_FULL)}, got {on_full!r}")
+    pol = get_discrete_policy(policy)
+    if tie_break is None:
+        tie_break = pol.default_tie_break
     if tie_break not in TIE_BREAKS:
         raise PolicyError(f"tie_break: unknown {tie_break!r} (known: {', '.join(TIE_BREAKS)})")
-    pol = get_discrete_policy(policy)
     reason = pol.supports(instance)
     if reason is not None:
         raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")
