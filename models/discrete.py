@@ -510,20 +510,28 @@ class FirstFit(Placement):
         self._cursor: dict[int, int] = {}
 
     def place(self, state: FillState, i: int, count: int) -> int:
-        k = self._cursor.get(i, 0)
+        cursor = self._cursor
+        k = cursor.get(i, 0)
         machines = state.free
         K = len(machines)
         dem = state.demand(i)
         done = 0
         while done < count and k < K:
             free = machines[k]
-            take = min(min(free[j] // d for j, d in dem), count - done)
+            take = count - done
+            for j, d in dem:
+                q = free[j] // d
+                if q < take:
+                    take = q
             if take:
-                state.put(k, i, take)
+                for j, d in dem:
+                    free[j] -= d * take
+                slot = state.placed[k]
+                slot[i] = slot.get(i, 0) + take
                 done += take
             if done < count:
                 k += 1
-        self._cursor[i] = k
+        cursor[i] = k
         return done
 
 
@@ -856,35 +864,49 @@ class _Run:
         jump = _LevelJump.make(self, S, rates) if len(st.free) == 1 and self.place.plain_on_one_machine else None
         every = 64
         since = every + len(heap)  # jump at once
+        tasks, caps, place = st.tasks, st.data.caps, self.place.place
+        pop, push = heapq.heappop, heapq.heappush
+        record, users, counts = self.record, self.pick_users, self.pick_counts
         while heap:
             if jump is not None and since >= every + len(heap):
+                self.pick_users, self.pick_counts = users, counts
                 progressed, heap = jump.run(heap)
+                users, counts = self.pick_users, self.pick_counts  # a jump flushes them into a chunk
                 since = 0
                 every = 64 if progressed else 2 * every
                 if not heap:
                     break
-            key, r, i = heapq.heappop(heap)
+            key, r, i = pop(heap)
             self.decisions += 1
             since += 1
             s = S[i]
-            x = st.tasks[i]
+            x = tasks[i]
             if heap:
                 k2, r2, _ = heap[0]
                 # picks j >= x of user i with (j*s, r) < (k2, r2)
                 want = (k2 // s + 1 if r < r2 else -(-k2 // s)) - x
             else:
                 want = self._solo_bound(i)
-            room = self._room(i)
-            if room is not None:
-                want = min(want, room)
-            got = self._take(i, want)
+            cap = caps[i]
+            if cap is not None and cap - x < want:
+                want = cap - x
+            got = place(st, i, want)
+            if got:
+                tasks[i] = x + got
+                if record:
+                    if users and users[-1] == i:
+                        counts[-1] += got
+                    else:
+                        users.append(i)
+                        counts.append(got)
             if got < want:
                 self.failures.append(i)
                 if self.stop:
-                    return
+                    break
                 continue
-            if self._room(i) != 0:
-                heapq.heappush(heap, (st.tasks[i] * s, r, i))
+            if cap is None or x + got < cap:
+                push(heap, ((x + got) * s, r, i))
+        self.pick_users, self.pick_counts = users, counts
 
     def flush(self) -> None:
         """Move the picks recorded one by one into a chunk."""
