@@ -11,7 +11,7 @@ import pytest
 
 from analyzer import Instance, check
 from analyzer.properties import get_property
-from tests._dictator import SerialDictatorship
+from tests._policies import SerialDictatorship
 from tests.strategies import random_instance
 
 DICTATOR = SerialDictatorship()

@@ -38,9 +38,10 @@ def show(value: Any) -> str:
 
 
 def as_exact_str(value: Any) -> str:
-    """Exact number as a ``"p/q"`` string (floats are written as read)."""
+    """Exact number as a ``"p/q"`` string; a float (from a policy without an
+    exact solver) as its shortest decimal."""
     if isinstance(value, float | np.floating):
-        return exact_str(Fraction(repr(float(value))))
+        return repr(float(value))
     return exact_str(value)
 
 
@@ -191,3 +192,37 @@ def per_user(instance: Instance, values: Sequence[Any]) -> dict[str, str]:
 def per_resource(instance: Instance, values: Sequence[Any]) -> dict[str, str]:
     """``{resource: "p/q"}`` for a per-resource vector."""
     return {r: as_exact_str(v) for r, v in zip(instance.resources, values, strict=True)}
+
+
+def maxmin_on_resource(instance: Instance, j: int) -> list[Fraction]:
+    """Weighted max-min tasks with caps on resource ``j`` alone, exactly.
+
+    Water-filling: at level ``t`` user ``i`` holds ``min(k_i, t w_i /
+    d_ij)`` tasks (its weighted share ``x_i d_ij / w_i`` equals ``t`` until
+    it reaches its cap); ``t`` rises until resource ``j`` is used up or
+    everybody is capped. Every user must use ``j`` (``d_ij > 0``).
+
+    >>> inst = Instance.from_exact([10], [[1], [2]], max_tasks=[1, None])
+    >>> maxmin_on_resource(inst, 0)
+    [Fraction(1, 1), Fraction(9, 2)]
+    """
+    d = [row[j] for row in instance.demands_exact]
+    w, k = instance.weights_exact, instance.max_tasks_exact
+    if any(v <= 0 for v in d):
+        raise ValueError(f"every user must use resource {instance.resources[j]!r}")
+    # cap level T_i = k_i d_ij / w_i (None: never capped), ascending
+    order = sorted(range(instance.n), key=lambda i: (k[i] is None, k[i] * d[i] / w[i] if k[i] is not None else 0))
+    left = Fraction(instance.capacity_exact[j])
+    wsum = sum((w[i] for i in order), Fraction(0))
+    x = [Fraction(0)] * instance.n
+    for pos, i in enumerate(order):
+        if k[i] is not None and k[i] * d[i] / w[i] * wsum <= left:
+            x[i] = Fraction(k[i])
+            left -= k[i] * d[i]
+            wsum -= w[i]
+            continue
+        t = left / wsum
+        for r in order[pos:]:
+            x[r] = t * w[r] / d[r]
+        break
+    return x
