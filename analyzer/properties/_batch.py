@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from models import Policy
+from typing import TYPE_CHECKING
+
+from models import Instance, Policy
 from models.filling import FillingPolicy
 from models.tolerances import SATURATION_RTOL
+
+from .base import CONTINUOUS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._common import Evaluator
 
 
 def batchable(policy: Policy) -> bool:
@@ -28,14 +35,14 @@ def fill_batch(
     weights: np.ndarray,
     caps: np.ndarray,
 ) -> np.ndarray:
-    """Tasks per user for a batch of instances sharing capacities and weights.
+    """Tasks per user for a batch of instances sharing their weights.
 
     Parameters
     ----------
     policy : FillingPolicy
         Gives the share of one task, ``share_per_task``.
     demands : ndarray, shape (K, n, m)
-    capacity : ndarray, shape (m,)
+    capacity : ndarray, shape (m,) or (K, m)
     weights : ndarray, shape (n,)
     caps : ndarray, shape (K, n)
         Task caps (``inf`` for none).
@@ -54,7 +61,11 @@ def fill_batch(
     are at most ``n`` rounds, each vectorised over the batch.
     """
     K, n, m = demands.shape
-    c = _shares(policy, demands, capacity)
+    if capacity.ndim == 1:
+        c = _shares(policy, demands, capacity)
+        capacity = np.broadcast_to(capacity, (K, m))
+    else:  # one share_per_task call per member: a share function may index the capacity vector
+        c = np.stack([np.asarray(policy.share_per_task(demands[k], capacity[k]), dtype=float) for k in range(K)])
     r = weights[None, :] / c
     T = caps / r
     active = caps > 0
@@ -67,7 +78,7 @@ def fill_batch(
             break
         slope = np.einsum("kn,knm->km", np.where(active, r, 0.0), demands)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ts = np.where((slope > 0) & ~sat, (capacity[None, :] - base) / slope, np.inf)
+            ts = np.where((slope > 0) & ~sat, (capacity - base) / slope, np.inf)
         tc = np.where(active, T, np.inf)
         tstar = np.minimum(ts.min(axis=1), tc.min(axis=1))
         lim = tstar[:, None] * (1 + SATURATION_RTOL)
@@ -89,3 +100,28 @@ def _shares(policy: FillingPolicy, demands: np.ndarray, capacity: np.ndarray) ->
     K, n, m = demands.shape
     flat = np.asarray(policy.share_per_task(demands.reshape(K * n, m), capacity), dtype=float)
     return flat.reshape(K, n)
+
+
+def numeric_many(
+    ev: Evaluator,
+    instance: Instance,
+    demands: np.ndarray | None = None,
+    capacity: np.ndarray | None = None,
+    caps: np.ndarray | None = None,
+) -> np.ndarray:
+    """Numeric tasks per user, shape (K, n), for K variants of ``instance``
+    differing in demands (K, n, m), capacities (K, m) and/or caps (K, n):
+    one vectorised batch for the filling family in the continuous setting,
+    otherwise one solve per variant."""
+    K = next(len(a) for a in (demands, capacity, caps) if a is not None)
+    D = demands if demands is not None else np.broadcast_to(instance.demands, (K, instance.n, instance.m))
+    R = capacity if capacity is not None else instance.capacity
+    Kc = caps if caps is not None else np.broadcast_to(instance.max_tasks, (K, instance.n))
+    if ev.mode == CONTINUOUS and batchable(ev.policy):
+        return fill_batch(ev.policy, D, R, instance.weights, Kc)
+    out = np.empty((K, instance.n))
+    for k in range(K):
+        variant = Instance.from_arrays(R if R.ndim == 1 else R[k], D[k], resources=instance.resources,
+                                       weights=instance.weights, max_tasks=Kc[k], users=instance.users)
+        out[k] = ev.numeric(variant)
+    return out

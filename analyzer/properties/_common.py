@@ -28,13 +28,17 @@ NUMERIC_NOTE = "numerically confirmed only (margin above {rtol:g} relative): pol
 
 # ----------------------------------------------------------------- numbers
 def show(value: Any) -> str:
-    """A number for a human sentence: ``15``, ``45/11`` or a float."""
+    """A number for a human sentence: ``15``, ``45/11``, a float, or an
+    irrational exact number with its decimal value."""
     if isinstance(value, float | np.floating):
         v = float(value)
         return str(int(v)) if v.is_integer() else f"{v:.6g}"
-    if isinstance(value, int):
-        return str(value)
-    return exact_str(value)
+    if isinstance(value, int | Fraction):
+        return exact_str(value)
+    text = exact_str(value)
+    if getattr(value, "is_Rational", False):
+        return text
+    return f"{text} (~{float(value):.6g})"  # an irrational exact number, with its value
 
 
 def as_exact_str(value: Any) -> str:

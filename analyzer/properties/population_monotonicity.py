@@ -6,6 +6,7 @@ import numpy as np
 
 from models import Instance, Policy
 
+from ._batch import batchable, numeric_many
 from ._common import Evaluator, as_exact_str, numeric_below, per_user, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -44,13 +45,21 @@ class PopulationMonotonicity(Property):
             return None
         ev = Evaluator(policy, mode)
         x = ev.numeric(instance)
-        found: list[int] = []
-        for r in range(instance.n):
-            keep = np.flatnonzero(np.arange(instance.n) != r)
-            smaller = _without(instance, r, exact=False)
-            loss = numeric_below(ev.numeric(smaller), x[keep])
-            if loss.any():
-                found.append(r)
+        n = instance.n
+        if ev.mode == CONTINUOUS and batchable(ev.policy):
+            # in progressive filling a user capped at zero takes nothing: the same as leaving
+            caps = np.repeat(instance.max_tasks[None, :], n, axis=0)
+            caps[np.arange(n), np.arange(n)] = 0.0
+            after = numeric_many(ev, instance, caps=caps)
+        else:
+            after = np.empty((n, n))
+            for r in range(n):
+                keep = np.flatnonzero(np.arange(n) != r)
+                after[r, keep] = ev.numeric(_without(instance, r, exact=False))
+                after[r, r] = np.inf
+        loss = numeric_below(after, x[None, :])
+        loss[np.arange(n), np.arange(n)] = False
+        found = [int(r) for r in np.flatnonzero(loss.any(axis=1))]
         if not found:
             return None
         xe = ev.verified(instance)

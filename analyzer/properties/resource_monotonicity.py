@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 from models import Instance, Policy
 
+from ._batch import numeric_many
 from ._common import Evaluator, as_exact_str, numeric_below, per_resource, per_user, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -55,16 +58,12 @@ class ResourceMonotonicity(Property):
         groups = [(j,) for j in range(instance.m)]
         if instance.m > 1:
             groups.append(tuple(range(instance.m)))
-        found: list[tuple[tuple[int, ...], Fraction]] = []
-        for group in groups:
-            for f in self.factors:
-                cap = instance.capacity.copy()
-                cap[list(group)] *= float(f)
-                bigger = Instance.from_arrays(cap, instance.demands, resources=instance.resources,
-                                              weights=instance.weights, max_tasks=instance.max_tasks,
-                                              users=instance.users)
-                if numeric_below(ev.numeric(bigger), x).any():
-                    found.append((group, f))
+        trials = [(group, f) for group in groups for f in self.factors]
+        R = np.repeat(instance.capacity[None, :], len(trials), axis=0)
+        for k, (group, f) in enumerate(trials):
+            R[k, list(group)] *= float(f)
+        lost = numeric_below(numeric_many(ev, instance, capacity=R), x[None, :]).any(axis=1)
+        found = [t for t, bad in zip(trials, lost, strict=True) if bad]
         if not found:
             return None
         xe = ev.verified(instance)

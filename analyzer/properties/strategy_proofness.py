@@ -12,13 +12,15 @@ import numpy as np
 from models import Instance, Policy
 from models.tolerances import RATIONALIZE_MAX_DENOMINATOR
 
-from ._batch import batchable, fill_batch
+from ._batch import batchable, numeric_many
 from ._common import Evaluator, as_exact_str, leontief_tasks, leontief_tasks_np, numeric_below, per_resource, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors applied to one coordinate of the true demand (inflating or
 #: deflating a single resource is the classic lie).
-_SINGLE_FACTORS: tuple[float, ...] = (0.25, 0.5, 0.75, 4 / 3, 1.5, 2.0, 4.0, 16.0)
+SINGLE_FACTORS: tuple[float, ...] = (0.25, 0.5, 0.75, 4 / 3, 1.5, 2.0, 4.0, 16.0)
+#: The same for the light search (one solve per report).
+LIGHT_SINGLE_FACTORS: tuple[float, ...] = (0.5, 2.0, 4.0)
 #: Candidate reports per user that go to the exact re-check.
 _KEEP = 3
 
@@ -71,8 +73,13 @@ class StrategyProofness(Property):
     light : tuple of int
         ``(grid2, grid3, samples, refine)`` used instead when every report
         needs its own solve (policies outside the progressive-filling family,
-        such as CEEI, and the discrete setting); the filling family's reports
+        such as CEEI, and the discrete setting), with the single-coordinate
+        factors :data:`LIGHT_SINGLE_FACTORS`; the filling family's reports
         are filled together in one vectorised batch.
+    singles : tuple of float
+        Factors applied to one coordinate of the true demand (a zero
+        coordinate is set to that factor times a quarter of the largest
+        share).
 
     Examples
     --------
@@ -88,9 +95,11 @@ class StrategyProofness(Property):
     summary = "no user runs more of its true tasks by reporting another demand vector"
 
     def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 60, seed: int = 0,
-                 light: tuple[int, int, int, int] = (12, 5, 12, 9)) -> None:
+                 light: tuple[int, int, int, int] = (12, 5, 12, 9),
+                 singles: tuple[float, ...] = SINGLE_FACTORS) -> None:
         self.grid2, self.grid3, self.samples, self.refine, self.seed = grid2, grid3, samples, refine, seed
         self.light = light
+        self.singles = tuple(singles)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         if instance.m == 1:
@@ -98,7 +107,7 @@ class StrategyProofness(Property):
         ev = Evaluator(policy, mode)
         if not (ev.mode == CONTINUOUS and batchable(ev.policy)):  # one solve per report: the light search
             g2, g3, sa, rf = self.light
-            return StrategyProofness(g2, g3, sa, rf, self.seed, self.light)._run(ev, instance)
+            return StrategyProofness(g2, g3, sa, rf, self.seed, self.light, LIGHT_SINGLE_FACTORS)._run(ev, instance)
         return self._run(ev, instance)
 
     def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
@@ -154,7 +163,7 @@ class StrategyProofness(Property):
                 rows += [np.where(need, r, 0.0) for r in rng.dirichlet(np.ones(m), size=self.samples // 2)]
         top = truth.max()
         for j in range(m):
-            for f in _SINGLE_FACTORS:
+            for f in self.singles:
                 r = truth.copy()
                 r[j] = r[j] * f if need[j] else top * f / 4
                 rows.append(r)
@@ -173,22 +182,11 @@ class StrategyProofness(Property):
         true_caps = inst.max_tasks[who]
         caps = _report_caps(need, reports, true_caps)
         rows = np.arange(K)
-        if ev.mode == CONTINUOUS and batchable(ev.policy):
-            D = np.repeat(inst.demands[None, :, :], K, axis=0)
-            D[rows, who, :] = reports
-            Kc = np.repeat(inst.max_tasks[None, :], K, axis=0)
-            Kc[rows, who] = caps
-            xi = fill_batch(ev.policy, D, inst.capacity, inst.weights, Kc)[rows, who]
-        else:
-            xi = np.empty(K)
-            for k in range(K):
-                D = inst.demands.copy()
-                D[who[k]] = reports[k]
-                Kc = inst.max_tasks.copy()
-                Kc[who[k]] = caps[k]
-                lie = Instance.from_arrays(inst.capacity, D, resources=inst.resources, weights=inst.weights,
-                                           max_tasks=Kc, users=inst.users)
-                xi[k] = ev.numeric(lie)[who[k]]
+        D = np.repeat(inst.demands[None, :, :], K, axis=0)
+        D[rows, who, :] = reports
+        Kc = np.repeat(inst.max_tasks[None, :], K, axis=0)
+        Kc[rows, who] = caps
+        xi = numeric_many(ev, inst, demands=D, caps=Kc)[rows, who]
         return leontief_tasks_np(need, xi[:, None] * reports, true_caps, ev.mode)
 
     def _refine(self, ev: Evaluator, inst: Instance, x: np.ndarray, scale: np.ndarray, users: list[int],
