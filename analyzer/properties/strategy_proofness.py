@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from fractions import Fraction
 from itertools import product
 from typing import Any
@@ -94,7 +95,7 @@ class StrategyProofness(Property):
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "no user runs more of its true tasks by reporting another demand vector"
 
-    def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 60, seed: int = 0,
+    def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 36, seed: int = 0,
                  light: tuple[int, int, int, int] = (12, 5, 12, 9),
                  singles: tuple[float, ...] = SINGLE_FACTORS) -> None:
         self.grid2, self.grid3, self.samples, self.refine, self.seed = grid2, grid3, samples, refine, seed
@@ -151,12 +152,7 @@ class StrategyProofness(Property):
         truth = inst.demands[i] / inst.capacity
         rows: list[np.ndarray] = []
         if m <= 3:
-            G = self.grid2 if m == 2 else self.grid3
-            for a in product(range(G + 1), repeat=m - 1):
-                last = G - sum(a)
-                if last < 0:
-                    continue
-                rows.append(np.array([*a, last], dtype=float) / G)
+            rows += list(_simplex_grid(m, self.grid2 if m == 2 else self.grid3))
         else:
             rows += list(rng.dirichlet(np.ones(m), size=self.samples))
             if (~need).any():  # also with the unneeded resources left out
@@ -240,6 +236,15 @@ class StrategyProofness(Property):
             before={"tasks": as_exact_str(xe[i])},
             after={"tasks": as_exact_str(true), "reported_tasks": as_exact_str(ye[i])},
         )
+
+
+@lru_cache(maxsize=16)
+def _simplex_grid(m: int, G: int) -> np.ndarray:
+    """All points ``a / G`` of the simplex with integer ``a`` (read-only)."""
+    pts = [(*a, G - sum(a)) for a in product(range(G + 1), repeat=m - 1) if sum(a) <= G]
+    grid = np.array(pts, dtype=float) / G
+    grid.setflags(write=False)
+    return grid
 
 
 def _simplex(u: np.ndarray) -> np.ndarray:
