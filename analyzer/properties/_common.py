@@ -79,6 +79,18 @@ def numeric_below(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
         return a < b - (COMPARE_RTOL * np.abs(b) + COMPARE_ATOL)
 
 
+def relative_margin(have: np.ndarray, owed: np.ndarray) -> float:
+    """Smallest ``(have - owed) / (|owed| + COMPARE_ATOL)`` over the entries:
+    ``>= 0`` when nothing is below what it is owed (``inf`` when empty).
+    The violation margin a search minimises; it never decides."""
+    have = np.asarray(have, dtype=float)
+    owed = np.asarray(owed, dtype=float)
+    ok = np.isfinite(owed) & np.isfinite(have)
+    if not ok.any():
+        return math.inf
+    return float(np.min((have[ok] - owed[ok]) / (np.abs(owed[ok]) + COMPARE_ATOL)))
+
+
 def confirmed_below(a: float, b: float) -> bool:
     """Numeric confirmation for policies without an exact solver: ``a`` is
     below ``b`` by far more than solver noise."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from models import Instance, Policy
 
-from ._maxmin import check_maxmin_on, common_dominant
+from ._maxmin import check_maxmin_on, maxmin_margin, common_dominant
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -40,6 +40,14 @@ class BottleneckFairness(Property):
         if common_dominant(instance) is None:
             return "no resource is the dominant resource of every user"
         return None
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated; ``inf`` when the
+        property does not apply)."""
+        j = common_dominant(instance)
+        if self.applies(instance) is not None:
+            return float("inf")
+        return maxmin_margin(policy, instance, mode, j)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         j = common_dominant(instance)

@@ -7,7 +7,7 @@ import numpy as np
 from models import Instance, Policy
 
 from ._batch import batchable, numeric_many
-from ._common import Evaluator, as_exact_str, numeric_below, per_user, show
+from ._common import Evaluator, as_exact_str, relative_margin, numeric_below, per_user, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -40,25 +40,23 @@ class PopulationMonotonicity(Property):
     def applies(self, instance: Instance) -> str | None:
         return None if instance.n >= 2 else "needs at least two users"
 
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest relative
+        change of a remaining user's tasks when one user leaves."""
+        if self.applies(instance) is not None:
+            return float("inf")
+        x, after = _screen(Evaluator(policy, mode), instance)
+        before = np.broadcast_to(x, after.shape).copy()
+        np.fill_diagonal(before, np.inf)  # the leaver itself is not compared
+        return relative_margin(after, before)
+
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         if self.applies(instance) is not None:
             return None
         ev = Evaluator(policy, mode)
-        x = ev.numeric(instance)
-        n = instance.n
-        if ev.mode == CONTINUOUS and batchable(ev.policy):
-            # in progressive filling a user capped at zero takes nothing: the same as leaving
-            caps = np.repeat(instance.max_tasks[None, :], n, axis=0)
-            caps[np.arange(n), np.arange(n)] = 0.0
-            after = numeric_many(ev, instance, caps=caps)
-        else:
-            after = np.empty((n, n))
-            for r in range(n):
-                keep = np.flatnonzero(np.arange(n) != r)
-                after[r, keep] = ev.numeric(_without(instance, r, exact=False))
-                after[r, r] = np.inf
+        x, after = _screen(ev, instance)
         loss = numeric_below(after, x[None, :])
-        loss[np.arange(n), np.arange(n)] = False
+        np.fill_diagonal(loss, False)
         found = [int(r) for r in np.flatnonzero(loss.any(axis=1))]
         if not found:
             return None
@@ -79,6 +77,25 @@ class PopulationMonotonicity(Property):
                                "loss": as_exact_str(xe[i] - ye[pos])},
                     )
         return None
+
+
+def _screen(ev: Evaluator, instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """Numeric tasks ``x`` and ``after[r, i]``: user ``i``'s tasks once user
+    ``r`` left (the diagonal is meaningless)."""
+    x = ev.numeric(instance)
+    n = instance.n
+    if ev.mode == CONTINUOUS and batchable(ev.policy):
+        # in progressive filling a user capped at zero takes nothing: the same as leaving
+        caps = np.repeat(instance.max_tasks[None, :], n, axis=0)
+        caps[np.arange(n), np.arange(n)] = 0.0
+        after = numeric_many(ev, instance, caps=caps)
+    else:
+        after = np.empty((n, n))
+        for r in range(n):
+            keep = np.flatnonzero(np.arange(n) != r)
+            after[r, keep] = ev.numeric(_without(instance, r, exact=False))
+            after[r, r] = np.inf
+    return x, after
 
 
 def _without(instance: Instance, r: int, exact: bool) -> Instance:

@@ -9,7 +9,7 @@ import numpy as np
 from models import Instance, Policy
 
 from ._batch import numeric_many
-from ._common import Evaluator, as_exact_str, numeric_below, per_resource, per_user, show
+from ._common import Evaluator, as_exact_str, relative_margin, numeric_below, per_resource, per_user, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors by which capacities are multiplied (one resource, then all).
@@ -52,8 +52,16 @@ class ResourceMonotonicity(Property):
     def __init__(self, factors: tuple[Fraction, ...] = DEFAULT_FACTORS) -> None:
         self.factors = tuple(Fraction(f) for f in factors)
 
-    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
-        ev = Evaluator(policy, mode)
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest relative
+        change of a user's tasks when capacities grow."""
+        x, _, after = self._screen(Evaluator(policy, mode), instance)
+        return relative_margin(after, np.broadcast_to(x, after.shape))
+
+    def _screen(self, ev: Evaluator, instance: Instance) -> tuple[np.ndarray, list[tuple[tuple[int, ...], Fraction]],
+                                                                  np.ndarray]:
+        """Numeric tasks, the trials (resources grown, factor) and the tasks
+        after each trial, shape (trials, n)."""
         x = ev.numeric(instance)
         groups = [(j,) for j in range(instance.m)]
         if instance.m > 1:
@@ -62,7 +70,12 @@ class ResourceMonotonicity(Property):
         R = np.repeat(instance.capacity[None, :], len(trials), axis=0)
         for k, (group, f) in enumerate(trials):
             R[k, list(group)] *= float(f)
-        lost = numeric_below(numeric_many(ev, instance, capacity=R), x[None, :]).any(axis=1)
+        return x, trials, numeric_many(ev, instance, capacity=R)
+
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        ev = Evaluator(policy, mode)
+        x, trials, after = self._screen(ev, instance)
+        lost = numeric_below(after, x[None, :]).any(axis=1)
         found = [t for t, bad in zip(trials, lost, strict=True) if bad]
         if not found:
             return None

@@ -106,14 +106,28 @@ class StrategyProofness(Property):
         if instance.m == 1:
             return None
         ev = Evaluator(policy, mode)
-        if not (ev.mode == CONTINUOUS and batchable(ev.policy)):  # one solve per report: the light search
-            g2, g3, sa, rf = self.light
-            return StrategyProofness(g2, g3, sa, rf, self.seed, self.light, LIGHT_SINGLE_FACTORS)._run(ev, instance)
-        return self._run(ev, instance)
+        return self._for(ev)._run(ev, instance)
 
-    def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
-        x = ev.numeric(instance)
-        rng = np.random.default_rng(self.seed)
+    def _for(self, ev: Evaluator) -> StrategyProofness:
+        """This search, or its light version when every report needs its own solve."""
+        if ev.mode == CONTINUOUS and batchable(ev.policy):
+            return self
+        g2, g3, sa, rf = self.light
+        return StrategyProofness(g2, g3, sa, rf, self.seed, self.light, LIGHT_SINGLE_FACTORS)
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: some report on the grid pays):
+        minus the largest relative gain of a report (no refinement)."""
+        ev = Evaluator(policy, mode)
+        if instance.m == 1:
+            return float("inf")
+        grid = self._for(ev)._grid(ev, instance, ev.numeric(instance), np.random.default_rng(self.seed))
+        return float("inf") if grid is None else -float(np.max(grid[3]))
+
+    def _grid(self, ev: Evaluator, instance: Instance, x: np.ndarray, rng: np.random.Generator
+              ) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The users who might gain, and for every candidate report the user
+        (``who``), direction (``S``), relative gain and the scales used."""
         users = [i for i in range(instance.n) if x[i] < instance.max_tasks[i]]  # a capped user cannot gain
         if not users:
             return None
@@ -122,6 +136,15 @@ class StrategyProofness(Property):
         S = np.concatenate(dirs)
         scale = np.maximum(np.abs(x), 1.0)
         gain = (self._true_tasks(ev, instance, who, S) - x[who]) / scale[who]
+        return users, who, S, gain, scale
+
+    def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
+        x = ev.numeric(instance)
+        rng = np.random.default_rng(self.seed)
+        grid = self._grid(ev, instance, x, rng)
+        if grid is None:
+            return None
+        users, who, S, gain, scale = grid
         found: list[tuple[float, int, np.ndarray]] = []
         starts = []
         for i in users:
