@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numpy as np
 import pytest
 import sympy
 
@@ -15,7 +14,6 @@ from analyzer.properties import get_property
 from analyzer.properties._common import maxmin_on_resource
 from analyzer.properties.resource_monotonicity import ResourceMonotonicity
 from models import PolicyError
-from tests.strategies import random_instance
 
 
 def test_theorem5_ceei_violates_population_monotonicity() -> None:

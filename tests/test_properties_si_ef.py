@@ -7,7 +7,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-import pytest
 
 from analyzer import Instance, check
 from analyzer.properties import get_property

@@ -11,7 +11,7 @@ import numpy as np
 from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
-from ._common import Evaluator, as_exact_str, per_user, show
+from ._common import Evaluator, per_user, show
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 
