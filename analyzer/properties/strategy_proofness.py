@@ -48,7 +48,9 @@ class StrategyProofness(Property):
     never stops a lie from paying.
 
     Reports are scale-free for the paper's policies, so the search runs
-    over directions ``d'_j = s_j R_j`` with ``s`` on the simplex: a grid
+    over directions ``d'_j = s_j R_j`` with ``s`` on the simplex (each
+    report scaled so that one reported task has the dominant share of one
+    true task, which matters in the discrete setting only): a grid
     (``grid2`` steps for two resources, ``grid3`` for three), the truth with
     one coordinate inflated or deflated, and ``samples`` seeded random
     directions beyond three resources; each user's best report is then
@@ -57,8 +59,8 @@ class StrategyProofness(Property):
     the truth rescaled, so there is nothing to search. The best reports are
     rationalised (denominators up to
     :data:`~models.tolerances.RATIONALIZE_MAX_DENOMINATOR`), written as
-    integer vectors, and the gain is re-verified on the exact deviated
-    instance. A check that finds nothing is evidence, not proof.
+    integer vectors in the continuous setting, and the gain is re-verified
+    on the exact deviated instance. A check that finds nothing is evidence, not proof.
 
     Parameters
     ----------
@@ -196,7 +198,7 @@ class StrategyProofness(Property):
         K = len(S)
         if K == 0:
             return np.empty(0)
-        reports = S * inst.capacity[None, :]
+        reports = _scaled_reports(inst, who, S)
         need = inst.demands[who]
         true_caps = inst.max_tasks[who]
         caps = _report_caps(need, reports, true_caps)
@@ -235,7 +237,7 @@ class StrategyProofness(Property):
     # --------------------------------------------------------------- verify
     def _verify(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, s: np.ndarray,
                 den: int) -> Violation | None:
-        report = _integer_report(inst, i, s, den)
+        report = _exact_report(inst, i, s, den, integer=ev.mode == CONTINUOUS)
         need = inst.demands_exact[i]
         k = inst.max_tasks_exact[i]
         cap = None if k is None else k * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
@@ -292,17 +294,33 @@ def _report_caps(need: np.ndarray, reports: np.ndarray, caps: np.ndarray) -> np.
         return np.where(np.isfinite(caps), caps * ratio, np.inf)
 
 
-def _integer_report(inst: Instance, i: int, s: np.ndarray, den: int) -> list[Fraction]:
-    """Direction ``s`` as an exact report ``d'_j = s_j R_j``, rationalised
-    with denominators up to ``den`` and scaled to coprime integers. Needed
-    resources stay positive; unneeded ones may be zero."""
+def _scaled_reports(inst: Instance, who: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Reports ``d'_j = s_j R_j``, scaled so that one reported task has the
+    dominant share of one true task (the task size matters in the discrete
+    setting; the paper's continuous policies ignore the scale)."""
+    dom = (inst.demands[who] / inst.capacity[None, :]).max(axis=1)
+    return S * inst.capacity[None, :] * (dom / S.max(axis=1))[:, None]
+
+
+def _exact_report(inst: Instance, i: int, s: np.ndarray, den: int, integer: bool) -> list[Fraction]:
+    """Direction ``s`` as an exact report: ``s`` rationalised with
+    denominators up to ``den``, ``d'_j = s_j R_j`` scaled to the true task's
+    dominant share (see :func:`_scaled_reports`), and, when ``integer``
+    (continuous setting: only the direction matters), rescaled to coprime
+    integers for readability. Needed resources stay positive; unneeded ones
+    may be zero."""
     need = inst.demands_exact[i]
-    q = []
+    fs = []
     for j, sj in enumerate(s):
         f = Fraction(float(sj)).limit_denominator(den)
         if f <= 0:
             f = Fraction(1, den) if need[j] > 0 else Fraction(0)
-        q.append(f * inst.capacity_exact[j])
+        fs.append(f)
+    dom = max(d / c for d, c in zip(need, inst.capacity_exact, strict=True))
+    top = max(fs)
+    q = [f * c * dom / top for f, c in zip(fs, inst.capacity_exact, strict=True)]
+    if not integer:
+        return q
     lcm = math.lcm(*(v.denominator for v in q))
     ints = [int(v * lcm) for v in q]
     g = math.gcd(*ints)
