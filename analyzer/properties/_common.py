@@ -50,12 +50,17 @@ def as_exact_str(value: Any) -> str:
 
 
 def strictly_less(a: Any, b: Any) -> bool:
-    """``a < b`` decided exactly (Fractions, ints or sympy numbers)."""
+    """``a < b`` decided exactly (Fractions, ints or sympy numbers).
+
+    >>> import sympy
+    >>> strictly_less(Fraction(7, 5), sympy.sqrt(2)), strictly_less(sympy.sqrt(2), Fraction(3, 2))
+    (False, True)
+    """
     if isinstance(a, int | Fraction) and isinstance(b, int | Fraction):
         return a < b
     import sympy
 
-    diff = sympy.nsimplify(_sym(b) - _sym(a))
+    diff = sympy.expand(_sym(b) - _sym(a))
     pos = diff.is_positive
     if pos is None:  # undecided symbolically: a high-precision sign
         return bool(sympy.N(diff, 60) > 0)
