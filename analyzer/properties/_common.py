@@ -53,8 +53,8 @@ def strictly_less(a: Any, b: Any) -> bool:
     """``a < b`` decided exactly (Fractions, ints or sympy numbers).
 
     >>> import sympy
-    >>> strictly_less(Fraction(7, 5), sympy.sqrt(2)), strictly_less(sympy.sqrt(2), Fraction(3, 2))
-    (False, True)
+    >>> strictly_less(Fraction(7, 5), sympy.sqrt(2)), strictly_less(Fraction(3, 2), sympy.sqrt(2))
+    (True, False)
     """
     if isinstance(a, int | Fraction) and isinstance(b, int | Fraction):
         return a < b
