@@ -9,6 +9,7 @@ import numpy as np
 
 from analyzer import Instance, check
 from analyzer.api import solve
+from models import Policy
 from models.tolerances import NUMERIC_CONFIRM_ATOL
 from tests._policies import EqualSplit, SerialDictatorship
 from tests.strategies import random_instance
@@ -54,3 +55,18 @@ def test_characterisation_agrees_with_the_lp() -> None:
         assert (v is not None) == (gain > NUMERIC_CONFIRM_ATOL), inst.describe()
         seen[v is not None] += 1
     assert seen[True] and seen[False]
+
+
+def test_policy_without_exact_solver_is_confirmed_numerically_and_says_so() -> None:
+    class FloatSplit(EqualSplit):
+        name = "test-float-split"
+
+        def solve(self, instance: Instance):  # type: ignore[no-untyped-def]
+            return EqualSplit().solve(instance)
+
+    FloatSplit.solve_exact = Policy.solve_exact  # type: ignore[method-assign]
+    pol = FloatSplit()
+    assert not pol.has_exact
+    v = check(pol, Instance.from_exact([30, 30], [[1, 3], [3, 1]]), "pareto-efficiency")
+    assert v is not None and not v.exact and "numerically confirmed only" in v.message
+    assert v.to_dict()["exact"] is False
