@@ -101,6 +101,9 @@ class Property(ABC):
     source: ClassVar[str] = ""
     #: One-line definition (``fairalloc properties``).
     summary: ClassVar[str] = ""
+    #: Position in listings and tables (the paper's Table 2 order; user
+    #: properties come after the built-in ones).
+    order: ClassVar[int] = 100
 
     def applies(self, instance: Instance) -> str | None:
         """``None`` when the property says something about ``instance``;
@@ -185,7 +188,8 @@ def register_property(cls: type[Property]) -> type[Property]:
 
 
 def available_properties() -> dict[str, type[Property]]:
-    """All registered properties by name (modules are imported on first use)."""
+    """All registered properties by name, in the paper's Table 2 order
+    (:attr:`Property.order`, then name); modules are imported on first use."""
     global _LOADED
     if not _LOADED:
         _LOADED = True
@@ -194,7 +198,7 @@ def available_properties() -> dict[str, type[Property]]:
         for info in pkgutil.iter_modules(properties.__path__):
             if info.name != "base" and not info.name.startswith("_"):
                 importlib.import_module(f"{properties.__name__}.{info.name}")
-    return dict(_PROPERTIES)
+    return dict(sorted(_PROPERTIES.items(), key=lambda kv: (kv[1].order, kv[0])))
 
 
 def get_property(spec: str | Property) -> Property:

@@ -35,6 +35,7 @@ class BottleneckFairness(Property):
     title = "Bottleneck fairness"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "if one resource is every user's dominant resource, the allocation is weighted max-min on it"
+    order = 6
 
     def applies(self, instance: Instance) -> str | None:
         if common_dominant(instance) is None:

@@ -41,6 +41,7 @@ class EnvyFreeness(Property):
     title = "Envy-freeness"
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "no user could run more of its own tasks with another user's bundle (scaled by w_i/w_j; capped)"
+    order = 3
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
         """Numeric violation margin (``< 0``: violated): the smallest

@@ -49,6 +49,7 @@ class ParetoEfficiency(Property):
     title = "Pareto efficiency"
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "no feasible allocation gives some user more tasks and nobody fewer"
+    order = 4
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
         """Numeric violation margin (``< 0``: violated): minus the largest

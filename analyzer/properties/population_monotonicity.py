@@ -36,6 +36,7 @@ class PopulationMonotonicity(Property):
     title = "Population monotonicity"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "when any one user leaves, no remaining user gets fewer tasks"
+    order = 7
 
     def applies(self, instance: Instance) -> str | None:
         return None if instance.n >= 2 else "needs at least two users"

@@ -48,6 +48,7 @@ class ResourceMonotonicity(Property):
     title = "Resource monotonicity"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "when capacities grow (one resource or all, by 5/4, 3/2, 2, 4), no user gets fewer tasks"
+    order = 8
 
     def __init__(self, factors: tuple[Fraction, ...] = DEFAULT_FACTORS) -> None:
         self.factors = tuple(Fraction(f) for f in factors)

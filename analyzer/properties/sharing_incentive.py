@@ -40,6 +40,7 @@ class SharingIncentive(Property):
     title = "Sharing incentive"
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "every user gets at least the tasks of its slice w_i/sum(w) of every resource (capped)"
+    order = 1
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
         """Numeric violation margin (``< 0``: violated): the smallest

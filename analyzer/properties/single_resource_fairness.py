@@ -32,6 +32,7 @@ class SingleResourceFairness(Property):
     title = "Single-resource fairness"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "with one resource, the allocation is weighted max-min with caps on it"
+    order = 5
 
     def applies(self, instance: Instance) -> str | None:
         return None if instance.m == 1 else f"needs a single resource, the instance has {instance.m}"
