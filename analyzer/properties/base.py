@@ -5,10 +5,19 @@ Ghodsi et al., NSDI 2011, Section 3 lists the properties; each module of
 :mod:`analyzer.properties` implements one of them (or a small family) as a
 :class:`Property` subclass registered with :func:`register_property`.
 
-A check works in two steps: a fast numeric screen finds a candidate
-deviation (a lie, a removed user, added resources, a better allocation...),
-then :meth:`Property.verify` recomputes it in exact arithmetic. Only an
-exactly verified :class:`Violation` is reported as a violation.
+A check works in two steps: a fast numeric screen (floats, the named
+tolerances of :mod:`models.tolerances`) finds a candidate deviation (a lie,
+a removed user, grown capacities, a better allocation...), then the check
+recomputes the original and the deviated instances with
+``allocate(..., exact=True)`` and compares exactly. Only a verified
+:class:`Violation` is returned; when the policy has no exact solver the
+candidate must clear a margin far above solver noise
+(:data:`~models.tolerances.NUMERIC_CONFIRM_RTOL`) and the violation says it
+is not exact (``exact=False``).
+
+Every property also has ``margin(policy, instance, mode)``: a float that is
+negative when the numeric screen sees a violation, used by the search to
+steer (never to decide).
 """
 
 from __future__ import annotations
