@@ -72,3 +72,22 @@ def test_batch_filling_matches_the_policy_solver() -> None:
             for k in range(2):
                 other = Instance.from_arrays(inst.capacity, D[k], weights=inst.weights, max_tasks=inst.max_tasks)
                 np.testing.assert_allclose(xb[k], pol.solve(other).x, rtol=CROSSCHECK_RTOL)
+
+
+def test_batch_ceei_matches_the_conic_program() -> None:
+    import warnings
+
+    from analyzer.properties._batch import ceei_batch
+
+    rng = np.random.default_rng(0)
+    pol = get_policy("ceei")
+    for _ in range(25):
+        inst = random_instance(rng, n_max=4, m_max=3)
+        if not (inst.max_tasks > 0).any():
+            continue
+        x, ok = ceei_batch(inst.demands[None], inst.capacity, inst.weights, inst.max_tasks[None])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = pol.solve(inst).x
+        assert ok[0], inst.describe()
+        np.testing.assert_allclose(x[0], ref, rtol=CROSSCHECK_RTOL, atol=CROSSCHECK_RTOL)

@@ -161,7 +161,20 @@ class Evaluator:
         self.exact = True
 
     def numeric(self, instance: Instance) -> np.ndarray:
-        """Tasks per user (floats), for the screen."""
+        """Tasks per user (floats), for the screen: the policy's vectorised
+        batch solver when it has one (:func:`._batch.batch_solver`; CEEI
+        without a conic solve), else :meth:`direct`."""
+        from ._batch import batch_solver
+
+        solver = batch_solver(self.policy) if self.mode == CONTINUOUS else None
+        if solver is not None:
+            x, ok = solver(instance.demands[None], instance.capacity, instance.weights, instance.max_tasks[None])
+            if ok[0]:
+                return x[0]
+        return self.direct(instance)
+
+    def direct(self, instance: Instance) -> np.ndarray:
+        """Tasks per user (floats) from the policy's own numeric solver."""
         return np.asarray(allocate(self.policy, instance, self.mode, exact=False).x, dtype=float)
 
     def exact_alloc(self, instance: Instance) -> Allocation:

@@ -13,7 +13,7 @@ import numpy as np
 from models import Instance, Policy
 from models.tolerances import RATIONALIZE_MAX_DENOMINATOR
 
-from ._batch import batchable, numeric_many
+from ._batch import is_filling, numeric_many
 from ._common import Evaluator, as_exact_str, leontief_tasks, leontief_tasks_np, numeric_below, per_resource, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -113,7 +113,7 @@ class StrategyProofness(Property):
 
     def _for(self, ev: Evaluator) -> StrategyProofness:
         """This search, or its light version when every report needs its own solve."""
-        if ev.mode == CONTINUOUS and batchable(ev.policy):
+        if ev.mode == CONTINUOUS and is_filling(ev.policy):
             return self
         g2, g3, sa, rf = self.light
         return StrategyProofness(g2, g3, sa, rf, self.seed, self.light, LIGHT_SINGLE_FACTORS)
