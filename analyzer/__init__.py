@@ -8,6 +8,7 @@ from models import Allocation, Instance, InstanceError, Policy, PolicyError, Sol
 
 from .api import as_instance, solve
 from .check import check
+from .discrete import progressive_filling
 
 __all__ = [
     "Allocation",
@@ -20,6 +21,7 @@ __all__ = [
     "check",
     "available",
     "get_policy",
+    "progressive_filling",
     "register",
     "solve",
 ]
