@@ -40,11 +40,11 @@ from typing import Any
 import numpy as np
 
 from .allocation import OPTIMAL, Allocation
-from .errors import PolicyError
+from .errors import PolicyError, SolverError
 from .solvers import LP_SOLVERS, solve_problem
 from .instance import Instance
 from .policy import Policy
-from .tolerances import DUAL_TOL, LP_LEVEL_RTOL, SATURATION_RTOL
+from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL, SATURATION_RTOL
 
 
 @dataclass(frozen=True)
@@ -160,12 +160,20 @@ class FillingPolicy(Policy):
         """The allocation given by :meth:`program` (slow; the definition)."""
         t0 = time.perf_counter()
         x, problems = self._run_program(instance)
-        return Allocation(
+        alloc = Allocation(
             instance=instance,
             x=x,
             policy=self.label,
             stats={"solver": "cvxpy-lp-sequence", "stages": len(problems), "seconds": time.perf_counter() - t0},
         )
+        # the LP values are reported as they are, never clipped: their
+        # excess over capacities and caps is measured and bounded here
+        viol = alloc.max_violation()
+        alloc.stats["max_violation"] = viol
+        if not viol <= FEASIBILITY_RTOL:
+            raise SolverError(self.label, f"infeasible by {viol:.2e}",
+                              f"the LP sequence exceeds a capacity or cap by more than {FEASIBILITY_RTOL:g}")
+        return alloc
 
     def _run_program(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
         import cvxpy as cp
@@ -200,8 +208,7 @@ class FillingPolicy(Policy):
             newly = act[blocked]
             levels[newly] = float(t.value)
             frozen[newly] = True
-        xval = np.minimum(levels / scale, k)
-        return xval, problems
+        return levels / scale, problems
 
 
 # ---------------------------------------------------------------------------
