@@ -132,7 +132,8 @@ def junk() -> st.SearchStrategy[Any]:
         st.fractions(max_denominator=10**6),
     )
     return st.recursive(leaf, lambda kids: st.one_of(st.lists(kids, max_size=3),
-                                                     st.dictionaries(st.text(max_size=5), kids, max_size=3)),
+                                                     st.dictionaries(st.one_of(st.text(max_size=5), st.integers(-3, 3)), kids,
+                                                                     max_size=3)),
                         max_leaves=6)
 
 
