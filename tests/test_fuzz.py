@@ -247,6 +247,22 @@ def test_float_filling_matches_exact_over_the_whole_range(profile: str, policy: 
     fuzz(profile, instances(n=st.integers(1, 5), m=st.integers(1, 4)), body, 2)
 
 
+@pytest.mark.parametrize("policy", sorted(FAST))
+@pytest.mark.parametrize("profile", PROFILES)
+def test_lp_sequence_matches_filling_over_the_whole_range(profile: str, policy: str) -> None:
+    # the LP definition (cvxpy) against the kernel, on data from 1e-9 to 1e9:
+    # found the LP giving 0 tasks where 5.8e12 was right (badly scaled task
+    # variables) and users left unfrozen whose use of a full resource is tiny
+    pol = get_policy(policy)
+
+    def body(inst: Instance) -> None:
+        a = pol.solve_program(inst)
+        assert a.stats["max_violation"] <= FEASIBILITY_RTOL
+        np.testing.assert_allclose(a.x, pol.solve(inst).x, rtol=CROSSCHECK_RTOL, atol=0)
+
+    fuzz(profile, instances(n=st.integers(1, 4), m=st.integers(1, 3)), body, 0.4)
+
+
 # ------------------------------------------------------------- properties
 def test_property_checks_do_not_crash_on_fuzzed_instances() -> None:
     pytest.importorskip("analyzer.check", reason="analyzer.check (property checks) not merged yet")
@@ -272,3 +288,17 @@ def test_property_checks_do_not_crash_on_fuzzed_instances() -> None:
     small = instances(n=st.integers(1, 3), m=st.integers(1, 3))
     fast = sorted(FAST) or POLICIES
     fuzz("fuzz", st.tuples(small, st.sampled_from(fast), st.sampled_from(props)), body, 1)
+
+
+def test_lp_sequence_regression_tiny_use_of_a_full_resource() -> None:
+    # found by the fuzzing above: user u1 uses resource r1 (which fills) at
+    # ~1e-7 of its dominant share; the LP sequence used to leave it active
+    # (dual below DUAL_TOL) and gave it 1.36e-5 tasks instead of 9.03e-6
+    cap = [546.16558041, 24.75165784, 3572.29375385]
+    dem = [[0.0, 3.48018727e05, 0.0], [4.02072261e07, 2.37681475e-06, 4.67143882e-07],
+           [0.0, 2.18089912e06, 6.24693284e08]]
+    inst = Instance.from_arrays(cap, dem)
+    drf = get_policy("drf")
+    exact = [float(v) for v in drf.solve_exact(inst).x_exact]
+    np.testing.assert_allclose(drf.solve_program(inst).x, exact, rtol=CROSSCHECK_RTOL)
+    np.testing.assert_allclose(drf.solve(inst).x, exact, rtol=CROSSCHECK_RTOL)
