@@ -118,6 +118,11 @@ def test_cli_plot_discrete(tmp_path, capsys) -> None:
     code, _, err = run(capsys, "plot", str(PAPER), "--policy", "drf,asset", "--discrete", "-o", str(out))
     assert code == 0, err
     assert_image(out, "png")
+    # CEEI has no discrete form: its panel is drawn continuous only, no error
+    out = tmp_path / "disc.pdf"
+    code, _, err = run(capsys, "plot", str(ROOT / "examples" / "paper_section_7_1.toml"), "--discrete", "-o", str(out))
+    assert code == 0, err
+    assert_image(out, "pdf")
 
 
 @pytest.mark.skipif(HAS_DISCRETE, reason="the discrete engine is present")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +57,14 @@ def run(args: argparse.Namespace) -> int:
     policies = [get_policy(name) for name in split_list(args.policy, "policy")]
     allocs = [solve(inst, pol) for pol in policies]
     if args.discrete:
-        engine = _discrete_engine()
-        data = [series(a, [r.tasks[u] for u in inst.users])
-                for a, r in ((a, engine(inst, pol)) for a, pol in zip(allocs, policies, strict=True))]
+        engine, has_discrete_form = _discrete_engine()
+        data = []
+        for a, pol in zip(allocs, policies, strict=True):
+            if has_discrete_form(pol):
+                r = engine(inst, pol)
+                data.append(series(a, [r.tasks[u] for u in inst.users]))
+            else:  # e.g. CEEI: drawn continuous only, and said so
+                data.append(replace(series(a), policy=f"{a.policy} (no discrete form)"))
     else:
         data = [series(a) for a in allocs]
     try:
@@ -68,9 +74,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _discrete_engine() -> Any:
+def _discrete_engine() -> tuple[Any, Any]:
+    """``(progressive_filling, has_discrete_form)`` from the discrete engine."""
     try:
+        from models import PolicyError
+        from models.discrete import get_discrete_policy
+
         from ..discrete import progressive_filling
     except ImportError:
         raise UsageError("--discrete: the discrete engine (analyzer.discrete) is not installed in this build") from None
-    return progressive_filling
+
+    def has_discrete_form(policy: Any) -> bool:
+        try:
+            get_discrete_policy(policy)
+        except PolicyError:
+            return False
+        return True
+
+    return progressive_filling, has_discrete_form
