@@ -264,7 +264,8 @@ def test_lp_sequence_matches_filling_over_the_whole_range(profile: str, policy: 
 
 
 # ------------------------------------------------------------- properties
-def test_property_checks_do_not_crash_on_fuzzed_instances() -> None:
+@pytest.mark.parametrize("profile", PROFILES)
+def test_property_checks_do_not_crash_on_fuzzed_instances(profile: str) -> None:
     pytest.importorskip("analyzer.check", reason="analyzer.check (property checks) not merged yet")
     from analyzer.properties import available_properties, get_property
 
@@ -287,7 +288,7 @@ def test_property_checks_do_not_crash_on_fuzzed_instances() -> None:
 
     small = instances(n=st.integers(1, 3), m=st.integers(1, 3))
     fast = sorted(FAST) or POLICIES
-    fuzz("fuzz", st.tuples(small, st.sampled_from(fast), st.sampled_from(props)), body, 1)
+    fuzz(profile, st.tuples(small, st.sampled_from(fast), st.sampled_from(props)), body, 1)
 
 
 def test_lp_sequence_regression_tiny_use_of_a_full_resource() -> None:
