@@ -18,7 +18,6 @@ Building blocks, from small to large:
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -196,26 +195,11 @@ def mangled_scenarios(draw: st.DrawFn) -> dict[str, Any]:
     return set_path(d, (*path[:-1], draw(st.text(max_size=6))), draw(junk()))
 
 
-def toml_value(v: Any) -> str:
-    """A TOML literal for a float or int (``inf``/``nan`` spelled TOML's way)."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return repr(v)
-
-
 @st.composite
 def toml_texts(draw: st.DrawFn) -> str:
-    """TOML text of a valid scenario, then mangled: characters deleted,
-    inserted or swapped, or lines shuffled."""
-    inst_dict = draw(scenario_dicts())
-    lines = ["[resources]"] + [f'"{r}" = {toml_value(c)}' for r, c in inst_dict["resources"].items()]
-    for u, spec in inst_dict["users"].items():
-        lines.append(f'[users."{u}"]')
-        lines.append("demand = { " + ", ".join(f'"{r}" = {toml_value(v)}' for r, v in spec["demand"].items()) + " }")
-        for key in ("weight", "max_tasks"):
-            if key in spec:
-                lines.append(f"{key} = {toml_value(spec[key])}")
-    text = "\n".join(lines) + "\n"
+    """TOML text of a valid scenario (:meth:`Instance.to_toml`), then
+    mangled: characters deleted, inserted or swapped, or lines shuffled."""
+    text = Instance.from_dict(draw(scenario_dicts())).to_toml()
     for _ in range(draw(st.integers(0, 3))):
         op = draw(st.sampled_from(["delete", "insert", "swap-lines"]))
         if op == "delete" and text:

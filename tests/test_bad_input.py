@@ -94,10 +94,7 @@ BAD_FILES: dict[str, tuple[str, str | bytes, str]] = {
 def test_bad_file_exits_2_naming_file_and_field(tmp_path, capsys, case: str) -> None:
     name, content, expected = BAD_FILES[case]
     p = tmp_path / name
-    if isinstance(content, bytes):
-        p.write_bytes(content)
-    else:
-        p.write_text(content)
+    p.write_bytes(content if isinstance(content, bytes) else content.encode())
     code = main(["solve", str(p), "--policy", "drf"])
     out, err = capsys.readouterr()
     assert code == 2, (out, err)

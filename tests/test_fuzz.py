@@ -214,9 +214,16 @@ def test_policy_a_thousand_resources(profile: str, policy: str) -> None:
     fuzz(profile, wide, lambda inst: check_allocation(inst, policy), 0.3 if policy in FAST else 0.05)
 
 
+#: Instances for the exact solvers: exact data (integers and fractions), and
+#: float data over 1e-9..1e9 (where the float kernel's relative saturation
+#: test must give the same events as exact arithmetic).
+EXACT_SOURCES = {"exact-data": exact_instances(), "float-data": instances(n=st.integers(1, 5), m=st.integers(1, 4))}
+
+
+@pytest.mark.parametrize("source", sorted(EXACT_SOURCES))
 @pytest.mark.parametrize("policy", EXACT_POLICIES)
 @pytest.mark.parametrize("profile", PROFILES)
-def test_exact_solver_is_exactly_feasible_and_matches_floats(profile: str, policy: str) -> None:
+def test_exact_solver_is_exactly_feasible_and_matches_floats(profile: str, policy: str, source: str) -> None:
     pol = get_policy(policy)
 
     def body(inst: Instance) -> None:
@@ -226,25 +233,9 @@ def test_exact_solver_is_exactly_feasible_and_matches_floats(profile: str, polic
         assert all(u <= c for u, c in zip(e.usage_exact, inst.capacity_exact, strict=True))
         for xi, ki in zip(e.x_exact, inst.max_tasks_exact, strict=True):
             assert ki is None or xi <= ki
-        f = pol.solve(inst)
-        np.testing.assert_allclose(f.x, [float(v) for v in e.x_exact], rtol=CROSSCHECK_RTOL, atol=0)
-
-    fuzz(profile, exact_instances(), body, 2)
-
-
-@pytest.mark.parametrize("policy", EXACT_POLICIES)
-@pytest.mark.parametrize("profile", PROFILES)
-def test_float_filling_matches_exact_over_the_whole_range(profile: str, policy: str) -> None:
-    # the float kernel's saturation test is relative: capacities from 1e-9
-    # to 1e9 side by side must give the same events as exact arithmetic
-    pol = get_policy(policy)
-
-    def body(inst: Instance) -> None:
-        e = pol.solve_exact(inst)
-        assert all(u <= c for u, c in zip(e.usage_exact, inst.capacity_exact, strict=True))
         np.testing.assert_allclose(pol.solve(inst).x, [float(v) for v in e.x_exact], rtol=CROSSCHECK_RTOL, atol=0)
 
-    fuzz(profile, instances(n=st.integers(1, 5), m=st.integers(1, 4)), body, 2)
+    fuzz(profile, EXACT_SOURCES[source], body, 2)
 
 
 @pytest.mark.parametrize("policy", sorted(FAST))
