@@ -294,3 +294,18 @@ def test_lp_sequence_regression_tiny_use_of_a_full_resource() -> None:
     exact = [float(v) for v in drf.solve_exact(inst).x_exact]
     np.testing.assert_allclose(drf.solve_program(inst).x, exact, rtol=CROSSCHECK_RTOL)
     np.testing.assert_allclose(drf.solve(inst).x, exact, rtol=CROSSCHECK_RTOL)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_json_output_is_strict_json(profile: str) -> None:
+    from analyzer.render import to_json
+
+    def reject(name: str) -> Any:
+        raise AssertionError(f"bare {name} in JSON output")
+
+    values = st.recursive(st.one_of(st.floats(), st.integers(), st.fractions(), st.text(max_size=3),
+                                    st.floats().map(np.float64)),
+                          lambda kids: st.one_of(st.lists(kids, max_size=3), st.dictionaries(st.text(max_size=3), kids,
+                                                                                            max_size=3)),
+                          max_leaves=8)
+    fuzz(profile, values, lambda v: json.loads(to_json(v), parse_constant=reject))
