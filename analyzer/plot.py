@@ -29,6 +29,9 @@ from models import Allocation, Instance
 PLOT_FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
 #: Users beyond this number are drawn but not listed in the legend.
 LEGEND_MAX_USERS: int = 20
+#: Above this many bar segments in a panel, stacked step areas (shares)
+#: and markers (dominant shares) are drawn instead of bars (speed).
+BAR_MAX_CELLS: int = 400
 #: Resources beyond this number are drawn without tick labels.
 TICK_MAX_RESOURCES: int = 30
 
@@ -189,11 +192,22 @@ def _user_colors(n: int) -> list[Any]:
 
 
 def _stacked(ax: Any, pos: np.ndarray, shares: np.ndarray, colors: list[Any], width: float, hatch: str | None) -> None:
+    """One stacked bar per resource, one segment per user; above
+    :data:`BAR_MAX_CELLS` segments, one stacked step area per user instead
+    (the same picture, drawn in ``n`` polygons rather than ``n * m`` bars)."""
+    edge = "white" if hatch is None else "black"
     bottom = np.zeros(shares.shape[1])
+    if shares.size <= BAR_MAX_CELLS:
+        for i in range(shares.shape[0]):
+            ax.bar(pos, shares[i], width, bottom=bottom, color=colors[i], edgecolor=edge, linewidth=0.5, hatch=hatch)
+            bottom = bottom + shares[i]
+        return
+    xs = np.column_stack([pos - width / 2, pos + width / 2]).ravel()
     for i in range(shares.shape[0]):
-        ax.bar(pos, shares[i], width, bottom=bottom, color=colors[i], edgecolor="white" if hatch is None else "black",
-               linewidth=0.5, hatch=hatch)
-        bottom = bottom + shares[i]
+        top = bottom + shares[i]
+        ax.fill_between(xs, np.repeat(bottom, 2), np.repeat(top, 2), color=colors[i], edgecolor=edge if hatch else "none",
+                        linewidth=0.0, hatch=hatch)
+        bottom = top
 
 
 def _resource_ticks(ax: Any, pos: np.ndarray, names: Sequence[str]) -> None:
@@ -210,17 +224,26 @@ def _dominant_panel(ax: Any, data: Sequence[PlotSeries], colors: list[Any]) -> N
     groups = np.arange(len(data), dtype=float)
     per = 2 if _has_discrete(data) else 1
     slot = 0.8 / (n * per)
-    for i in range(n):
-        off = -0.4 + slot * (i * per + 0.5)
-        ax.bar(groups + off, [s.dominant[i] for s in data], slot, color=colors[i], edgecolor="white", linewidth=0.3)
-        if per == 2:
-            vals = [np.nan if s.discrete_dominant is None else s.discrete_dominant[i] for s in data]
-            ax.bar(groups + off + slot, vals, slot, color=colors[i], edgecolor="black", linewidth=0.3, hatch="//")
+    offsets = -0.4 + slot * (np.arange(n) * per + 0.5)
+    markers = n * len(data) * per > BAR_MAX_CELLS
+    if markers:  # many users: one marker per user
+        for g, s in zip(groups, data, strict=True):
+            ax.scatter(g + offsets, s.dominant, c=colors, s=8, marker="o")
+            if s.discrete_dominant is not None:
+                ax.scatter(g + offsets + slot, s.discrete_dominant, c=colors, s=8, marker="x")
+    else:
+        for i in range(n):
+            ax.bar(groups + offsets[i], [s.dominant[i] for s in data], slot, color=colors[i], edgecolor="white",
+                   linewidth=0.3)
+            if per == 2:
+                vals = [np.nan if s.discrete_dominant is None else s.discrete_dominant[i] for s in data]
+                ax.bar(groups + offsets[i] + slot, vals, slot, color=colors[i], edgecolor="black", linewidth=0.3,
+                       hatch="//")
     ax.set_xticks(groups, [s.policy for s in data], fontsize=9)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("dominant share")
-    ax.set_title("dominant share per user" + (" (plain: continuous, hatched: discrete)" if per == 2 else ""),
-                 fontsize=10)
+    legend = ("(o: continuous, x: discrete)" if markers else "(plain: continuous, hatched: discrete)") if per == 2 else ""
+    ax.set_title(f"dominant share per user {legend}".strip(), fontsize=10)
 
 
 __all__ = ["PLOT_FORMATS", "PlotSeries", "discrete_shares", "plot_allocations", "plot_format", "series"]

@@ -101,6 +101,17 @@ def test_plot_many_users_and_many_resources(tmp_path) -> None:
     assert_image(out, "png")
 
 
+@pytest.mark.parametrize("n, m", [(3, 1000), (250, 3)])
+def test_plot_a_thousand_resources_or_hundreds_of_users_with_discrete(tmp_path, n: int, m: int) -> None:
+    # beyond BAR_MAX_CELLS the shares are stacked step areas and the dominant
+    # shares markers: this must stay quick and well formed
+    rng = np.random.default_rng(n + m)
+    inst = Instance.from_arrays(10.0 ** rng.uniform(-9, 9, size=m), 10.0 ** rng.uniform(-9, 9, size=(n, m)))
+    alloc = get_policy("drf").solve(inst)
+    out = plot_allocations(inst, [series(alloc, np.floor(alloc.x))], tmp_path / "wide.svg")
+    assert_image(out, "svg")
+
+
 def test_plot_library_errors() -> None:
     inst = Instance.load(PAPER)
     with pytest.raises(ValueError, match=r"unsupported image format \('.jpg'\)"):
