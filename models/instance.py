@@ -14,11 +14,12 @@ dotted path of the field (``users.B.demand.mem: must be >= 0, got -1``).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -80,6 +81,35 @@ def _number(path: str, value: Any, *, positive: bool = False, allow_inf: bool = 
 
 #: Smallest positive float (subnormal); nonzero exact values below it would become 0.
 _TINY: float = math.ulp(0.0)
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters (newlines in a key, say) escaped, so
+    that an error message is always one line.
+
+    >>> _printable("users.a\\nb: unknown key")
+    'users.a\\\\nb: unknown key'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _one_line_errors(build: Callable[..., Instance]) -> Callable[..., Instance]:
+    """Builders raise :class:`InstanceError` messages on one line, whatever
+    the names in the scenario contain."""
+
+    @functools.wraps(build)
+    def wrapper(*args: Any, **kwargs: Any) -> Instance:
+        try:
+            return build(*args, **kwargs)
+        except InstanceError as exc:
+            msg = str(exc)
+            if msg.isprintable():
+                raise
+            raise InstanceError(_printable(msg)) from None
+
+    return wrapper
 
 
 def _show(v: Fraction | float) -> str:
@@ -224,6 +254,7 @@ class Instance:
 
     # ------------------------------------------------------------ builders
     @classmethod
+    @_one_line_errors
     def from_dict(cls, data: Mapping[str, Any]) -> Instance:
         """Build and validate an instance from a scenario dict (the TOML/JSON
         layout of DESIGN.md).
@@ -323,6 +354,7 @@ class Instance:
         )
 
     @classmethod
+    @_one_line_errors
     def load(cls, path: str | Path) -> Instance:
         """Read a scenario from a ``.toml`` or ``.json`` file.
 
@@ -367,6 +399,7 @@ class Instance:
             raise InstanceError(f"{p}: {exc}") from None
 
     @classmethod
+    @_one_line_errors
     def from_arrays(
         cls,
         capacity: Sequence[float] | np.ndarray,

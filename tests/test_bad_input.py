@@ -168,6 +168,8 @@ BAD_API: dict[str, tuple[Callable[[], Any], type[Exception], str]] = {
                                      "users.A.demand.cpu: too small to compute with"),
     "from_dict_weight_too_large": (_dict(users={"A": {"demand": {"cpu": 1}, "weight": 10**400}}), InstanceError,
                                    "users.A.weight: too large"),
+    "from_dict_newline_in_a_key": (_dict(users={"A\nB": {"demand": {"cpu": 1}, "wieght": 2}}), InstanceError,
+                                   "users.A\\nB.wieght: unknown key"),
     "from_dict_none_capacity": (_dict(resources={"cpu": None}), InstanceError, "resources.cpu: must be a number, got None"),
     "from_dict_numpy_nan": (_dict(resources={"cpu": np.float64("nan")}), InstanceError, "resources.cpu: must be a number"),
     "arrays_nan_capacity": (_arrays(capacity=[float("nan"), 18]), InstanceError, "capacity.r0: must be a number, got NaN"),
