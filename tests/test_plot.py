@@ -194,3 +194,19 @@ def test_matplotlib_is_not_imported_at_cli_start_up() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
+
+
+def test_plot_fuzzed_instances(tmp_path) -> None:
+    # extreme data (1e-9..1e9, zeros, duplicates, caps) renders without error
+    from hypothesis import given, settings
+
+    from fuzz_strategies import instances
+
+    @settings(settings.get_profile("fuzz"), max_examples=5)
+    @given(instances())
+    def body(inst: Instance) -> None:
+        allocs = [get_policy(p).solve(inst) for p in ("drf", "asset")]
+        out = plot_allocations(inst, [series(allocs[0], np.floor(allocs[0].x)), series(allocs[1])], tmp_path / "f.png")
+        assert_image(out, "png")
+
+    body()
