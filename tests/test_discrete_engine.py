@@ -145,7 +145,7 @@ def _check_feasible(r) -> None:
 def test_batched_equals_one_decision_per_heap_operation(jump_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(discrete, "JUMP_MIN_PICKS", jump_from)  # 0: level jumps even on tiny pools
     rng = np.random.default_rng(5 + jump_from)
-    for _ in range(60):
+    for _ in range(40):
         inst = random_cluster(rng)
         for on_full in ("stop", "skip"):
             for placement in PLACEMENTS:
@@ -256,7 +256,7 @@ def assert_lowest_key_first(r, pol) -> None:
     from models.discrete import FillState
 
     inst = r.instance
-    st = FillState(instance=inst, data=r.data, tasks=np.zeros(inst.n, dtype=np.int64), free=[], placed=[])
+    st = FillState(instance=inst, data=r.data, tasks=[0] * inst.n, free=[], placed=[])
     caps = r.data.caps
     for i in r.picks:
         live = [u for u in range(inst.n) if caps[u] is None or st.tasks[u] < caps[u]]
@@ -283,3 +283,43 @@ def test_pluggable_keys_heap_and_scan_paths() -> None:
         assert fill(Instance.from_dict(PAPER), "test-dominant-then-count").tasks.tolist() == [3, 2]
     finally:
         discrete._DISCRETE.pop("test-dominant-then-count", None)
+
+
+@pytest.mark.parametrize("near", [discrete._KEY_NEAR, 0.5])
+def test_level_jump_with_keys_beyond_float_precision(near: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    # coprime capacities make the integer keys exceed 2**53; near=0.5 forces
+    # the exact re-sort of stretches of unequal keys
+    monkeypatch.setattr(discrete, "_KEY_NEAR", near)
+    monkeypatch.setattr(discrete, "JUMP_MIN_PICKS", 0)
+    D = np.ones((8, 4), dtype=int)
+    D[np.arange(8), np.arange(8) % 4] = 5  # every resource is someone's dominant one
+    inst = Instance.from_arrays([10007, 10009, 10037, 10039], D, weights=[1, 2, 3, 5, 7, 11, 13, 1])
+    assert max(discrete.integer_steps(discrete.get_discrete_policy("drf").rates(inst))) >= 2**53
+    for on_full in ("stop", "skip"):
+        a = fill(inst, "drf", on_full=on_full)
+        b = fill(inst, "drf", on_full=on_full, batch=False)
+        assert a.decisions < b.decisions / 4
+        assert a.picks == b.picks and a.failures[:1] == b.failures[:1]
+
+
+def test_discrete_policies_are_loaded_from_the_plugin_package(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "plugpkg_discrete"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text('"""test plugins"""\n')
+    (pkg / "round_robin.py").write_text(
+        "from models.discrete import DiscretePolicy, register_discrete\n\n"
+        "@register_discrete\n"
+        "class RoundRobin(DiscretePolicy):\n"
+        "    name = 'test-round-robin'\n"
+        "    default_tie_break = 'index'\n\n"
+        "    def key(self, state, i):\n"
+        "        return state.tasks[i]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(discrete, "PLUGIN_PACKAGE", "plugpkg_discrete")
+    monkeypatch.setattr(discrete, "_PLUGINS_LOADED", False)
+    monkeypatch.setattr(discrete, "_DISCRETE", dict(discrete._DISCRETE))
+    r = fill(Instance.from_dict(PAPER), "test-round-robin")
+    assert r.tie_break == "index"
+    assert [r.instance.users[i] for i in r.picks] == ["A", "B", "A", "B", "A"]
+    assert "test-round-robin" in discrete.discrete_policies()
