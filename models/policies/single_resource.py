@@ -1,0 +1,67 @@
+"""Single-resource max-min fairness (e.g. CPU-only fair sharing).
+
+Max-min fairness on one resource, ignoring the others when comparing users,
+as schedulers that share only CPUs (or only slots) do; the paper uses it as
+the baseline that DRF generalises (Ghodsi et al., NSDI 2011, Section 2 and
+the single-resource fairness property of Section 4.4; max-min fairness:
+Bertsekas and Gallager, Data Networks, 1992, Section 6.5.2). A user's share
+is ``x_i d_ij / R_j`` for the chosen resource ``j``, filled progressively
+(weighted), and users stop when any resource they use saturates.
+
+Users with no demand for resource ``j`` have share 0 whatever they get:
+leximin serves the users of ``j`` first and these users then share the
+leftover by DRF (see :meth:`models.filling.FillingPolicy.solve`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import PolicyError
+from ..filling import FillingPolicy
+from ..instance import Instance
+from ..policy import register
+
+
+@register
+class SingleResource(FillingPolicy):
+    """Weighted max-min on the share of one named resource.
+
+    Examples
+    --------
+    >>> from models import Instance
+    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
+    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> SingleResource(resource="cpu").solve_exact(inst).x_exact   # 1*xA = 3*xB, mem fills
+    (Fraction(54, 13), Fraction(18, 13))
+    """
+
+    name = "single-resource"
+    description = "Max-min on the share of one resource only (resource=cpu: CPU-only fair sharing)"
+    source = "Ghodsi et al., NSDI 2011, Sections 2 and 4.4 (single-resource max-min baseline)"
+    parameters = {"resource": "cpu"}
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        if not isinstance(self.params["resource"], str) or not self.params["resource"]:
+            raise PolicyError(f"policy {self.name!r}: parameter 'resource' must be a resource name, "
+                              f"got {self.params['resource']!r}")
+
+    def supports(self, instance: Instance) -> str | None:
+        if self.params["resource"] not in instance.resources:
+            return f"the instance has no resource {self.params['resource']!r}"
+        return None
+
+    def shares_for(self, instance: Instance, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        reason = self.supports(instance)
+        if reason is not None:
+            raise PolicyError(f"policy {self.label!r}: {reason}")
+        j = instance.resources.index(self.params["resource"])
+        return demands[:, j] / capacity[j]
+
+    def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        """Share of the first resource (used when no instance is at hand)."""
+        return demands[:, 0] / capacity[0]
