@@ -47,7 +47,7 @@ from .errors import PolicyError
 from .instance import Instance
 from .policy import Policy
 from .solvers import CONIC_SOLVERS, LP_SOLVERS, solve_problem
-from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL
+from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL, OBJECTIVE_RTOL
 
 
 class ConvexPolicy(Policy):
@@ -68,6 +68,13 @@ class ConvexPolicy(Policy):
         at zero are removed before ``build`` is called).
         """
 
+    def references(self, instance: Instance) -> list[np.ndarray]:
+        """Feasible allocations (tasks, shape ``(n,)``) the optimum must be
+        at least as good as; a solver answer whose objective is worse (by
+        more than :data:`~models.tolerances.OBJECTIVE_RTOL`) is rejected and
+        the next solver tried. Default: none."""
+        return []
+
     def program(self, instance: Instance) -> list[Any]:
         """The convex program (unsolved)."""
         return [self._build(instance)[0]]
@@ -86,14 +93,29 @@ class ConvexPolicy(Policy):
             :data:`~models.tolerances.FEASIBILITY_RTOL`.
         """
         t0 = time.perf_counter()
-        prob, recover = self._build(instance)
+        prob, recover, var, s, live = self._build(instance)
         if prob is None:
             return Allocation(instance=instance, x=recover(), policy=self.label, status=OPTIMAL,
                               stats={"solver": "none (every user capped at 0)", "seconds": 0.0})
 
+        refs = [np.asarray(r, dtype=float)[live] * s for r in self.references(instance)]
+
         def feasible(_: Any) -> str | None:
             viol = Allocation(instance=instance, x=recover(), policy=self.label).max_violation()
-            return None if viol <= FEASIBILITY_RTOL else f"optimal but infeasible by {viol:.2e}"
+            if viol > FEASIBILITY_RTOL:
+                return f"optimal but infeasible by {viol:.2e}"
+            found = float(prob.objective.value)
+            sign = 1.0 if prob.objective.NAME == "maximize" else -1.0
+            value = var.value
+            try:
+                for ref in refs:
+                    var.value = np.maximum(ref, 0.0)
+                    better = float(prob.objective.value)
+                    if sign * (better - found) > OBJECTIVE_RTOL * max(1.0, abs(found), abs(better)):
+                        return f"objective {found:.6g} worse than a known feasible point's {better:.6g}"
+            finally:
+                var.value = value
+            return None
 
         solver = solve_problem(prob, self.label, self.solvers, accept=feasible)
         alloc = Allocation(instance=instance, x=recover(), policy=self.label, status=OPTIMAL,
@@ -101,13 +123,13 @@ class ConvexPolicy(Policy):
         alloc.stats["max_violation"] = alloc.max_violation()
         return alloc
 
-    def _build(self, instance: Instance) -> tuple[Any, Callable[[], np.ndarray]]:
+    def _build(self, instance: Instance) -> tuple[Any, Callable[[], np.ndarray], Any, np.ndarray, np.ndarray]:
         import cvxpy as cp
 
         D, R, k = instance.demands, instance.capacity, instance.max_tasks
         live = np.flatnonzero(~(k <= 0))
         if live.size == 0:
-            return None, lambda: np.zeros(instance.n)
+            return None, lambda: np.zeros(instance.n), None, np.zeros(0), live
         sub = instance if live.size == instance.n else instance.replace(
             demands=[instance.demands_exact[i] for i in live],
             weights=[instance.weights_exact[i] for i in live],
@@ -131,7 +153,7 @@ class ConvexPolicy(Policy):
             out[live] = np.asarray(y.value, dtype=float) / s
             return out
 
-        return prob, recover
+        return prob, recover, y, s, live
 
 
 def leximin_lp(
@@ -203,9 +225,9 @@ def alpha_fair_objective(u: Any, weights: np.ndarray, beta: float, scale: float 
     """
     import cvxpy as cp
 
+    if beta == 1:  # scaling only adds a constant to the log
+        return cp.Maximize(weights @ cp.log(u))
     v = cp.multiply(1.0 / (weights * scale), u)
-    if beta == 1:
-        return cp.Maximize(weights @ cp.log(v))
     if beta < 1:
         return cp.Maximize(weights @ cp.power(v, 1.0 - beta, approx=False) / (1.0 - beta))
     return cp.Minimize(weights @ cp.power(v, 1.0 - beta, approx=False) / (beta - 1.0))

@@ -55,6 +55,11 @@ class FDS(ConvexPolicy):
         """Utility of one task of each user: its dominant share ``s_i``."""
         return (instance.demands / instance.capacity).max(axis=1)
 
+    def references(self, instance: Instance) -> list[np.ndarray]:
+        """The max-min limit (``beta = inf``) is feasible, so the optimum
+        must score at least as well as it."""
+        return [get_policy(self.limit).solve(instance).x]
+
     def build(self, instance: Instance, x: Any) -> tuple[Any, list[Any]]:
         import cvxpy as cp
 
