@@ -7,6 +7,7 @@ counterexamples, build property tables, compare with discrete scheduling.
 from models import Allocation, Instance, InstanceError, Policy, PolicyError, SolverError, available, get_policy, register
 
 from .api import as_instance, solve
+from .policy_file import load_policy_file
 
 __all__ = [
     "Allocation",
@@ -18,6 +19,7 @@ __all__ = [
     "as_instance",
     "available",
     "get_policy",
+    "load_policy_file",
     "register",
     "solve",
 ]
