@@ -7,6 +7,7 @@ counterexamples, build property tables, compare with discrete scheduling.
 from models import Allocation, Instance, InstanceError, Policy, PolicyError, SolverError, available, get_policy, register
 
 from .api import as_instance, solve
+from .check import check
 from .policy_file import load_policy_file
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "PolicyError",
     "SolverError",
     "as_instance",
+    "check",
     "available",
     "get_policy",
     "load_policy_file",
