@@ -68,6 +68,8 @@ def test_cpu_only_with_a_user_without_cpu_demand() -> None:
 def test_single_resource_needs_the_resource() -> None:
     pol = get_policy("single-resource:resource=gpu")
     assert "no resource 'gpu'" in pol.supports(paper())
+    assert "no column 2" in get_policy("single-resource:resource=2").supports(paper())
+    assert solve(paper(), "single-resource", exact=True).x_exact == (Fraction(54, 13), Fraction(18, 13))
     with pytest.raises(PolicyError, match="does not apply"):
         solve(paper(), pol)
 
@@ -150,7 +152,7 @@ def test_large_beta_approaches_the_max_min_limit(policy: str, limit: str, unit: 
 
 
 @pytest.mark.parametrize("spec", ["fds:beta=0", "fds:beta=-1", "gfj:beta=abc", "slots:slots=0", "slots:slots=2.5",
-                                  "slots:slots=inf", "single-resource:resource=3", "fds:gamma=1"])
+                                  "slots:slots=inf", "single-resource:resource=-1", "fds:gamma=1"])
 def test_bad_parameters_name_the_parameter(spec: str) -> None:
     with pytest.raises(PolicyError, match="parameter"):
         get_policy(spec)

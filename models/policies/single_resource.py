@@ -40,28 +40,45 @@ class SingleResource(FillingPolicy):
     """
 
     name = "single-resource"
-    description = "Max-min on the share of one resource only (resource=cpu: CPU-only fair sharing)"
+    description = "Max-min on the share of one resource (name or index; resource=cpu: CPU-only sharing)"
     source = "Ghodsi et al., NSDI 2011, Sections 2 and 4.4 (single-resource max-min baseline)"
-    parameters = {"resource": "cpu"}
+    parameters = {"resource": 0}
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        if not isinstance(self.params["resource"], str) or not self.params["resource"]:
-            raise PolicyError(f"policy {self.name!r}: parameter 'resource' must be a resource name, "
-                              f"got {self.params['resource']!r}")
+        r = self.params["resource"]
+        if isinstance(r, bool) or not (isinstance(r, str) and r or isinstance(r, int) and r >= 0):
+            raise PolicyError(f"policy {self.name!r}: parameter 'resource' must be a resource name or a column "
+                              f"index >= 0, got {r!r}")
+
+    def column(self, instance: Instance) -> int | None:
+        """Column of the chosen resource in ``instance`` (None if absent)."""
+        r = self.params["resource"]
+        if isinstance(r, int):
+            return r if r < instance.m else None
+        return instance.resources.index(r) if r in instance.resources else None
 
     def supports(self, instance: Instance) -> str | None:
-        if self.params["resource"] not in instance.resources:
-            return f"the instance has no resource {self.params['resource']!r}"
+        if self.column(instance) is None:
+            r = self.params["resource"]
+            return f"the instance has no resource {r!r}" if isinstance(r, str) else f"the instance has no column {r}"
         return None
 
     def shares_for(self, instance: Instance, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-        reason = self.supports(instance)
-        if reason is not None:
-            raise PolicyError(f"policy {self.label!r}: {reason}")
-        j = instance.resources.index(self.params["resource"])
+        j = self.column(instance)
+        if j is None:
+            raise PolicyError(f"policy {self.label!r}: {self.supports(instance)}")
         return demands[:, j] / capacity[j]
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-        """Share of the first resource (used when no instance is at hand)."""
-        return demands[:, 0] / capacity[0]
+        """Share of the resource when it is given as a column index.
+
+        Raises
+        ------
+        PolicyError
+            When the resource is given by name (the instance is needed).
+        """
+        r = self.params["resource"]
+        if not isinstance(r, int):
+            raise PolicyError(f"policy {self.label!r}: a resource given by name needs the instance")
+        return demands[:, r] / capacity[r]
