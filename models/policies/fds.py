@@ -73,6 +73,11 @@ class FDS(ConvexPolicy):
             return self._limit(get_policy(self.limit).solve(instance))
         return super().solve(instance)
 
+    @property
+    def has_exact(self) -> bool:
+        """Exact solutions exist only for ``beta = inf``."""
+        return bool(np.isinf(self.beta))
+
     def solve_exact(self, instance: Instance) -> Allocation:
         """Exact only for ``beta = inf`` (the max-min limit, by filling).
 
