@@ -34,9 +34,9 @@ def test_static_partition_leaves_nothing_full() -> None:
 def test_weighted_entitlements_and_caps() -> None:
     # one resource, weights 3:1: weighted max-min (3/4, 1/4) gives B exactly its entitlement 1/4
     assert BBF.check("drf", Instance.from_exact([1], [[1], [1]], weights=[3, 1])) is None
-    # static partition with entitlements 1/4, 3/4: u0 gets 1/4 of cpu, u1 is held by its cpu part too,
-    # so neither resource is full and u0 (below no cap) complains
-    v = BBF.check("static", Instance.from_exact([1, 1], [[1, 0], [1, 1]], weights=[1, 3]))
+    # static partition with entitlements 1/4, 3/4 and disjoint demands: u0 gets 1/4 of r0, u1 3/4
+    # of r1, nothing is full, and u0 complains
+    v = BBF.check("static", Instance.from_exact([1, 1], [[1, 0], [0, 1]], weights=[1, 3]))
     assert v is not None and v.user == "u0"
     # a user at its cap is satisfied, whatever it holds
     assert BBF.check("drf", Instance.from_exact([1], [[1], [1]], max_tasks=["1/10", None])) is None
