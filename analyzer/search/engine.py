@@ -51,7 +51,7 @@ GRID_FRACTION: float = 0.3
 #: Share of the budget given to margin optimisation (when a margin exists).
 OPT_FRACTION: float = 0.1
 #: Positions a search may skip (unsupported / not applicable) per unit of budget.
-GENERATE_FACTOR: int = 20
+GENERATE_FACTOR: int = 10
 #: Positions per chunk of work.
 CHUNK: int = 64
 #: Positions per chunk sent to a worker of a process pool.
