@@ -78,6 +78,13 @@ def candidates(inst: Instance) -> Iterator[Instance]:
         if g > 1:
             yield from _some([c / g if jj == j else c for jj, c in enumerate(cap)],
                              [[x / g if jj == j else x for jj, x in enumerate(r)] for r in dem], w, k)
+    # every column (a resource's capacity and demands) divided and rounded
+    for j in range(m):
+        top = max(cap[j], *(r[j] for r in dem))
+        for div in _divisors(top):
+            yield from _some([_round(c / div, 1) if jj == j else c for jj, c in enumerate(cap)],
+                             [[(_round(x / div, 1) if x > 0 else x) if jj == j else x for jj, x in enumerate(r)]
+                              for r in dem], w, k)
     # smaller entries, one at a time: 0 (demands), 1, halves, minus one
     for j in range(m):
         for v in _smaller(cap[j], 1):
@@ -113,10 +120,19 @@ def _round(v: Fraction, least: int) -> Fraction:
     return Fraction(max(least, round(v)))
 
 
+def _divisors(top: Fraction) -> list[Fraction]:
+    """Factors to divide a column by: large ones first (1 is excluded)."""
+    out = [top]
+    while out[-1] > 2:
+        out.append(Fraction(math.ceil(out[-1] / 2)))
+    out.append(Fraction(3, 2))
+    return [d for d in dict.fromkeys(out) if d > 1]
+
+
 def _smaller(v: Fraction, least: int) -> list[Fraction]:
     """Smaller integer values to try for ``v``, smallest first."""
     out: list[Fraction] = []
-    for c in (least, 1, 2, v // 2, v - 1):
+    for c in (least, 1, 2, v // 4, v // 2, (3 * v) // 4, v - 1):
         c = Fraction(c)
         if least <= c < v and c not in out:
             out.append(c)
