@@ -156,6 +156,20 @@ class ConvexPolicy(Policy):
         return prob, recover, y, s, live
 
 
+def task_variable(instance: Instance) -> tuple[Any, list[Any]]:
+    """A cvxpy variable ``x >= 0`` of tasks per user and the constraints
+    every allocation obeys: capacities ``D^T x <= R`` and caps ``x_i <= k_i``."""
+    import cvxpy as cp
+
+    x = cp.Variable(instance.n, nonneg=True)
+    cons: list[Any] = [instance.demands.T @ x <= instance.capacity]
+    k = instance.max_tasks
+    fin = np.flatnonzero(np.isfinite(k))
+    if fin.size:
+        cons.append(x[fin] <= k[fin])
+    return x, cons
+
+
 def leximin_lp(
     levels: Any,
     constraints: Sequence[Any],
@@ -252,4 +266,4 @@ def positive_parameter(policy: Policy, name: str, *, allow_inf: bool = False) ->
     return float(raw)
 
 
-__all__ = ["ConvexPolicy", "alpha_fair_objective", "leximin_lp", "positive_parameter"]
+__all__ = ["ConvexPolicy", "alpha_fair_objective", "leximin_lp", "positive_parameter", "task_variable"]

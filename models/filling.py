@@ -41,7 +41,7 @@ import numpy as np
 
 from .allocation import OPTIMAL, Allocation
 from .errors import PolicyError
-from .solvers import LP_SOLVERS, solve_problem
+from .solvers import LP_SOLVERS
 from .instance import Instance
 from .policy import Policy
 from .tolerances import LP_LEVEL_RTOL, SATURATION_RTOL
@@ -205,15 +205,11 @@ class FillingPolicy(Policy):
     def _run_program(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
         import cvxpy as cp
 
-        from .convex import leximin_lp
+        from .convex import leximin_lp, task_variable
 
         c = self._coefficients(instance)
         D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
-        x = cp.Variable(instance.n, nonneg=True)
-        cons: list[Any] = [D.T @ x <= R]
-        fin = np.flatnonzero(np.isfinite(k))
-        if fin.size:
-            cons.append(x[fin] <= k[fin])
+        x, cons = task_variable(instance)
         xval = np.zeros(instance.n)
         problems: list[Any] = []
         pos = np.flatnonzero(c > 0)

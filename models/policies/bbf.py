@@ -27,9 +27,7 @@ class BBF(CEEI):
     Examples
     --------
     >>> from models import Instance
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")  # R <9, 18>, A <1, 4>, B <3, 1>
     >>> [round(float(v) * 11, 6) for v in BBF().solve(inst).x]
     [45.0, 18.0]
     """

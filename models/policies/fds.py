@@ -34,9 +34,7 @@ class FDS(ConvexPolicy):
     Examples
     --------
     >>> from models import Instance
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")  # R <9, 18>, A <1, 4>, B <3, 1>
     >>> [round(float(v) * 11, 4) for v in FDS(beta=1).solve(inst).x]   # CEEI
     [45.0, 18.0]
     """

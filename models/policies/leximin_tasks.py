@@ -23,9 +23,7 @@ class LeximinTasks(FillingPolicy):
     Examples
     --------
     >>> from models import Instance
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")  # R <9, 18>, A <1, 4>, B <3, 1>
     >>> LeximinTasks().solve_exact(inst).x_exact    # 4x + 4x... cpu: 4x = 9
     (Fraction(9, 4), Fraction(9, 4))
     """

@@ -32,9 +32,7 @@ class SingleResource(FillingPolicy):
     Examples
     --------
     >>> from models import Instance
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")  # R <9, 18>, A <1, 4>, B <3, 1>
     >>> SingleResource(resource="cpu").solve_exact(inst).x_exact   # 1*xA = 3*xB, mem fills
     (Fraction(54, 13), Fraction(18, 13))
     """

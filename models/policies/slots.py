@@ -39,9 +39,7 @@ class SlotFairSharing(FillingPolicy):
     Examples
     --------
     >>> from models import Instance
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")  # R <9, 18>, A <1, 4>, B <3, 1>
     >>> # 9 slots of <1, 2>: A's task takes 2 slots, B's 3; 2 xA = 3 xB until cpu fills
     >>> SlotFairSharing(slots=9).solve_exact(inst).x_exact
     (Fraction(3, 1), Fraction(2, 1))

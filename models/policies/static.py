@@ -26,9 +26,7 @@ class StaticPartition(Policy):
     Examples
     --------
     >>> from models import Instance
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")  # R <9, 18>, A <1, 4>, B <3, 1>
     >>> StaticPartition().solve_exact(inst).x_exact   # A: min(4.5/1, 9/4); B: min(4.5/3, 9/1)
     (Fraction(9, 4), Fraction(3, 2))
     """

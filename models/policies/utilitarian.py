@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..allocation import OPTIMAL, Allocation
-from ..convex import leximin_lp
+from ..convex import leximin_lp, task_variable
 from ..instance import Instance
 from ..policy import Policy, register
 from ..solvers import LP_SOLVERS, solve_problem
@@ -31,9 +31,7 @@ class Utilitarian(Policy):
     Examples
     --------
     >>> from models import Instance
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")  # R <9, 18>, A <1, 4>, B <3, 1>
     >>> [round(float(v) * 11, 6) for v in Utilitarian().solve(inst).x]   # both resources full
     [45.0, 18.0]
     """
@@ -61,12 +59,8 @@ class Utilitarian(Policy):
     def _run(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
         import cvxpy as cp
 
-        D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
-        x = cp.Variable(instance.n, nonneg=True)
-        cons: list[Any] = [D.T @ x <= R]
-        fin = np.flatnonzero(np.isfinite(k))
-        if fin.size:
-            cons.append(x[fin] <= k[fin])
+        w, k = instance.weights, instance.max_tasks
+        x, cons = task_variable(instance)
         first = cp.Problem(cp.Maximize(cp.sum(x)), cons)
         solve_problem(first, f"{self.label} (total)", LP_SOLVERS)
         best = float(first.value)
