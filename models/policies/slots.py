@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from ..convex import positive_parameter
 from ..errors import PolicyError
 from ..filling import FillingPolicy
 from ..instance import Instance
@@ -56,9 +55,9 @@ class SlotFairSharing(FillingPolicy):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         slots = self.params["slots"]
-        positive_parameter(self, "slots")
-        if isinstance(slots, float) and not slots.is_integer():
-            raise PolicyError(f"policy {self.name!r}: parameter 'slots' must be a whole number, got {slots!r}")
+        whole = isinstance(slots, int | float) and not isinstance(slots, bool) and float(slots).is_integer()
+        if not whole or slots < 1:
+            raise PolicyError(f"policy {self.name!r}: parameter 'slots' must be a whole number >= 1, got {slots!r}")
         self.slots = int(slots)
 
     def total_slots(self, instance: Instance) -> int:
