@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import PolicyError
 from ..filling import FillingPolicy
+from ..allocation import Allocation
 from ..instance import Instance
 from ..policy import register
 
@@ -61,6 +62,15 @@ class SingleResource(FillingPolicy):
             r = self.params["resource"]
             return f"the instance has no resource {r!r}" if isinstance(r, str) else f"the instance has no column {r}"
         return None
+
+    def solve(self, instance: Instance) -> Allocation:
+        """Progressive filling (floats), as :meth:`FillingPolicy.solve`.
+
+        Defined here so that batch fillers, which call :meth:`share_per_task`
+        without the instance, do not treat this policy as a plain member of
+        the family: its share depends on the instance (the resource's column, and is 0 for users that do not use it).
+        """
+        return super().solve(instance)
 
     def shares_for(self, instance: Instance, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         j = self.column(instance)

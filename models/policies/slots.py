@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import PolicyError
 from ..filling import FillingPolicy
+from ..allocation import Allocation
 from ..instance import Instance
 from ..policy import register
 from ..tolerances import SLOT_ROUND_RTOL
@@ -64,6 +65,15 @@ class SlotFairSharing(FillingPolicy):
         """``slots`` times the number of machines (1 without machines)."""
         machines = sum(mt.count for mt in instance.machines) if instance.machines else 1
         return self.slots * machines
+
+    def solve(self, instance: Instance) -> Allocation:
+        """Progressive filling (floats), as :meth:`FillingPolicy.solve`.
+
+        Defined here so that batch fillers, which call :meth:`share_per_task`
+        without the instance, do not treat this policy as a plain member of
+        the family: its share depends on the instance (the number of machines).
+        """
+        return super().solve(instance)
 
     def shares_for(self, instance: Instance, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         return self.slot_share(demands, capacity, self.total_slots(instance))
