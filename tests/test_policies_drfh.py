@@ -43,3 +43,14 @@ def test_needs_machines() -> None:
     assert "needs machines" in get_policy("drfh").supports(inst)
     with pytest.raises(PolicyError, match="needs machines"):
         solve(inst, "drfh")
+
+
+def test_example_file_through_the_cli(capsys) -> None:
+    from analyzer.cli import main
+
+    assert main(["solve", "examples/two_servers.toml", "--policy", "drfh", "--format", "json"]) == 0
+    import json
+
+    users = json.loads(capsys.readouterr().out)["allocations"][0]["users"]
+    assert users["A"]["tasks_float"] == pytest.approx(10, rel=1e-7)
+    assert users["B"]["tasks_float"] == pytest.approx(10, rel=1e-7)
