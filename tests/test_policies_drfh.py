@@ -52,5 +52,5 @@ def test_example_file_through_the_cli(capsys) -> None:
     import json
 
     users = json.loads(capsys.readouterr().out)["allocations"][0]["users"]
-    assert users["A"]["tasks_float"] == pytest.approx(10, rel=1e-7)
-    assert users["B"]["tasks_float"] == pytest.approx(10, rel=1e-7)
+    assert users["A"]["tasks"] == pytest.approx(10, rel=1e-7)
+    assert users["B"]["tasks"] == pytest.approx(10, rel=1e-7)
