@@ -24,7 +24,7 @@ from typing import Any
 
 from models import Policy, get_policy
 
-from .properties.base import CONTINUOUS, Property, available_properties, get_property
+from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, _latex_escape, render_tables, to_json
 from .search.classes import InstanceClass
 from .search.engine import Cell, SearchResult, cell_key, make_cell, run_cell

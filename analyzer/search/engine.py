@@ -44,7 +44,7 @@ from .classes import InstanceClass
 from .margins import margin_function
 from .shrink import shrink
 from .stream import Recorder, Throttle
-from .strategies import grid, random_strategies
+from .strategies import build, grid, random_strategies
 
 #: Share of the budget given to the exhaustive grid.
 GRID_FRACTION: float = 0.3
@@ -473,8 +473,6 @@ def _exact_versions(cap: np.ndarray, dem: np.ndarray, base: Instance) -> Iterato
     then the floats as written."""
     w = list(base.weights_exact) if base.weighted else None
     k = list(base.max_tasks_exact) if base.capped else None
-    from .strategies import build
-
     seen: set[str] = set()
     for den in (*EXACT_DENOMINATORS, None):
         def q(v: float, den: int | None = den) -> Fraction:
@@ -556,7 +554,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     if cell.key in state.finished:
         return SearchResult.from_dict(state.finished[cell.key])
     n = resolve_workers(workers)
-    cell.grid_len  # build the grid once, before the pool forks
+    grid_prefix(cell.cls, int(cell.budget * GRID_FRACTION))  # build the grid once, before the pool forks
     with process_pool(n) as pool:
         result = run_cell(cell, recorder, state.progress.get(cell.key), progress, pool, n)
     recorder.emit({"type": "cell", "cell": cell.key, "result": result.to_dict()})
