@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from models import Policy, get_policy
+from models.filling import FillingPolicy
 
 from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, _latex_escape, render_tables, to_json
@@ -203,6 +204,9 @@ class TableRun:
                 self._add(SearchResult.from_dict(done))
             else:
                 todo.append(c)
+        # slow cells first (policies without the vectorised filling path), so
+        # that no long cell starts last and leaves the other workers idle
+        todo.sort(key=lambda c: isinstance(c.policy, FillingPolicy))
         try:
             with process_pool(min(self.workers, len(todo))) as pool:
                 args = [(c, self.recorder, self.state.progress.get(c.key)) for c in todo]
