@@ -8,6 +8,7 @@ from models import Allocation, Instance, InstanceError, Policy, PolicyError, Sol
 
 from .api import as_instance, solve
 from .check import check
+from .discrete import progressive_filling
 from .table import PropertyTable, property_table
 from .search import search  # noqa: E402 -- the function shadows the subpackage name on purpose
 
@@ -23,6 +24,7 @@ __all__ = [
     "check",
     "available",
     "get_policy",
+    "progressive_filling",
     "property_table",
     "register",
     "search",
