@@ -42,7 +42,7 @@ from models import Instance, Policy, SolverError, get_policy
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
 from .margins import margin_function
-from .shrink import shrink
+from .shrink import SHRINK_CHECKS, shrink
 from .stream import Recorder, Throttle
 from .strategies import build, grid, random_strategies
 
@@ -54,6 +54,8 @@ OPT_FRACTION: float = 0.1
 GENERATE_FACTOR: int = 10
 #: Positions per chunk of work.
 CHUNK: int = 64
+#: Fewest checks a shrink may spend, however small the search budget.
+SHRINK_MIN_CHECKS: int = 60
 #: Positions per chunk sent to a worker of a process pool.
 POOL_CHUNK: int = 256
 #: Near misses kept as starting points of the optimisation.
@@ -342,6 +344,13 @@ class _State:
 
 
 # --------------------------------------------------------------------- search
+def shrink_budget(budget: int) -> int:
+    """Checks a shrink may spend: the search budget, at least
+    :data:`SHRINK_MIN_CHECKS` and at most :data:`~analyzer.search.shrink.SHRINK_CHECKS`
+    (shrinking effort scales with the search effort asked for)."""
+    return max(SHRINK_MIN_CHECKS, min(SHRINK_CHECKS, budget))
+
+
 class _Stop(Exception):
     pass
 
@@ -406,7 +415,7 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
             kind, v, _ = _check_one(cell, cand)
             return v if kind == "c" else None
 
-        inst, _, spent = shrink(violation.instance, still, cell.cls)
+        inst, _, spent = shrink(violation.instance, still, cell.cls, shrink_budget(cell.budget))
         shrunk = still(inst) or violation
     return SearchResult(policy=cell.policy.label, property=cell.prop.name, counterexample=shrunk,
                         instances=st.checked, seed=cell.seed, budget=cell.budget, instance_class=cell.cls,
