@@ -42,9 +42,9 @@ from models import Instance, Policy, SolverError, get_policy
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
 from .margins import margin_function
-from .shrink import shrink
+from .shrink import SHRINK_CHECKS, shrink
 from .stream import Recorder, Throttle
-from .strategies import grid, random_strategies
+from .strategies import build, grid, random_strategies
 
 #: Share of the budget given to the exhaustive grid.
 GRID_FRACTION: float = 0.3
@@ -54,6 +54,8 @@ OPT_FRACTION: float = 0.1
 GENERATE_FACTOR: int = 10
 #: Positions per chunk of work.
 CHUNK: int = 64
+#: Fewest checks a shrink may spend, however small the search budget.
+SHRINK_MIN_CHECKS: int = 60
 #: Positions per chunk sent to a worker of a process pool.
 POOL_CHUNK: int = 256
 #: Near misses kept as starting points of the optimisation.
@@ -342,6 +344,13 @@ class _State:
 
 
 # --------------------------------------------------------------------- search
+def shrink_budget(budget: int) -> int:
+    """Checks a shrink may spend: the search budget, at least
+    :data:`SHRINK_MIN_CHECKS` and at most :data:`~analyzer.search.shrink.SHRINK_CHECKS`
+    (shrinking effort scales with the search effort asked for)."""
+    return max(SHRINK_MIN_CHECKS, min(SHRINK_CHECKS, budget))
+
+
 class _Stop(Exception):
     pass
 
@@ -406,7 +415,7 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
             kind, v, _ = _check_one(cell, cand)
             return v if kind == "c" else None
 
-        inst, _, spent = shrink(violation.instance, still, cell.cls)
+        inst, _, spent = shrink(violation.instance, still, cell.cls, shrink_budget(cell.budget))
         shrunk = still(inst) or violation
     return SearchResult(policy=cell.policy.label, property=cell.prop.name, counterexample=shrunk,
                         instances=st.checked, seed=cell.seed, budget=cell.budget, instance_class=cell.cls,
@@ -473,8 +482,6 @@ def _exact_versions(cap: np.ndarray, dem: np.ndarray, base: Instance) -> Iterato
     then the floats as written."""
     w = list(base.weights_exact) if base.weighted else None
     k = list(base.max_tasks_exact) if base.capped else None
-    from .strategies import build
-
     seen: set[str] = set()
     for den in (*EXACT_DENOMINATORS, None):
         def q(v: float, den: int | None = den) -> Fraction:
@@ -556,7 +563,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     if cell.key in state.finished:
         return SearchResult.from_dict(state.finished[cell.key])
     n = resolve_workers(workers)
-    cell.grid_len  # build the grid once, before the pool forks
+    grid_prefix(cell.cls, int(cell.budget * GRID_FRACTION))  # build the grid once, before the pool forks
     with process_pool(n) as pool:
         result = run_cell(cell, recorder, state.progress.get(cell.key), progress, pool, n)
     recorder.emit({"type": "cell", "cell": cell.key, "result": result.to_dict()})
