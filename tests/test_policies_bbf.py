@@ -47,3 +47,11 @@ def test_bbf_policy_is_bbf_on_random_instances() -> None:
     for _ in range(8):
         inst = random_instance(rng, n_max=4, m_max=3)
         assert BBF.check("bbf", inst) is None, inst.describe()
+
+
+def test_margin_sign_matches_the_check() -> None:
+    assert BBF.margin("drf", PAPER) < 0  # violated (see above)
+    assert BBF.margin("static", PAPER) < 0
+    assert abs(BBF.margin("bbf", PAPER)) <= 1e-6  # holds: 0 up to solver accuracy
+    capped = Instance.from_exact([1], [[1], [1]], max_tasks=["1/10", None])
+    assert BBF.margin("drf", capped) == 0

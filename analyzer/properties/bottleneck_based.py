@@ -50,6 +50,17 @@ class BottleneckBasedFairness(Property):
     source = "Dolev et al., ITCS 2012, Section 3; Gutman and Nisan, AAMAS 2012, Section 2"
     summary = "no user below its cap is, on every full resource it uses, below its entitlement and below another user"
 
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated, ``0`` when it holds).
+
+        Per user: the largest over the resources it uses of
+        ``min(-slack_j, max(share_ij / e_i - 1, amount_ij / max_k amount_kj - 1))``
+        (``slack_j = 1 - usage_j / R_j``), or ``x_i / k_i - 1`` at its cap;
+        the margin is the smallest over users.
+        """
+        ev = Evaluator(policy, mode)
+        return float(_margins(instance, ev.numeric(instance)).min())
+
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)
         if ev.mode == DISCRETE:
@@ -101,6 +112,22 @@ class BottleneckBasedFairness(Property):
                 before={"tasks": per_user(instance, xe)},
             )
         return None
+
+
+def _margins(instance: Instance, x: np.ndarray) -> np.ndarray:
+    """Per-user margins of :meth:`BottleneckBasedFairness.margin`."""
+    D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
+    amount = x[:, None] * D
+    slack = 1 - amount.sum(axis=0) / R
+    ent = w / w.sum()
+    top = amount.max(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vs_ent = amount / R / ent[:, None] - 1
+        vs_top = np.where(top > 0, amount / np.where(top > 0, top, 1.0) - 1, 0.0)
+        at_cap = np.where(np.isfinite(k) & (k > 0), x / np.where(k > 0, k, 1.0) - 1, np.where(k == 0, 0.0, -np.inf))
+    prot = np.minimum(-slack[None, :], np.maximum(vs_ent, vs_top))
+    prot = np.where(D > 0, prot, -np.inf).max(axis=1)
+    return np.maximum(prot, at_cap)
 
 
 def _complaints_numeric(instance: Instance, x: np.ndarray) -> np.ndarray:
