@@ -183,11 +183,13 @@ _GRIDS: dict[InstanceClass, tuple[list[Instance], Iterator[Instance]]] = {}
 
 
 def grid_prefix(cls: InstanceClass, count: int) -> list[Instance]:
-    """The first ``count`` grid instances of a class (cached per process)."""
+    """The first ``count`` grid instances of a class (cached per process;
+    the returned list may be longer than ``count`` -- read it up to
+    ``min(count, len)``)."""
     cached, it = _GRIDS.setdefault(cls, ([], grid(cls)))
     if len(cached) < count:
         cached.extend(itertools.islice(it, count - len(cached)))
-    return cached[:count]
+    return cached
 
 
 def cell_key(policy: str, prop: str) -> str:
@@ -218,7 +220,9 @@ class Cell:
 
     @property
     def grid_len(self) -> int:
-        return len(grid_prefix(self.cls, int(self.budget * GRID_FRACTION)))
+        """Positions of the stream taken by the exhaustive grid."""
+        want = int(self.budget * GRID_FRACTION)
+        return min(want, len(grid_prefix(self.cls, want)))
 
     def at(self, pos: int) -> tuple[str, Instance]:
         """Phase name and instance at stream position ``pos``."""
