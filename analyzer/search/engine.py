@@ -51,7 +51,7 @@ GRID_FRACTION: float = 0.3
 #: Share of the budget given to margin optimisation (when a margin exists).
 OPT_FRACTION: float = 0.1
 #: Positions a search may skip (unsupported / not applicable) per unit of budget.
-GENERATE_FACTOR: int = 10
+GENERATE_FACTOR: int = 25
 #: Positions per chunk of work.
 CHUNK: int = 64
 #: Fewest checks a shrink may spend, however small the search budget.
@@ -432,9 +432,9 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
 
 def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float], budget: int,
               recorder: Recorder, tick: Progress) -> Violation | None:
-    """Derivative-free minimisation (:data:`OPT_METHOD`) over the log of the
-    positive capacities and demands of each near miss, minimising the margin; a numerically negative margin is
-    handed to the exact check."""
+    """Derivative-free minimisation (:data:`OPT_METHOD`) of the margin over
+    the log of the positive capacities and demands of each near miss; an
+    instance with a numerically negative margin goes to the exact check."""
     from scipy.optimize import minimize
 
     starts = list(st.near)[:max(1, int(budget * OPT_FRACTION) // EVALS_PER_START)]
