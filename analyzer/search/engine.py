@@ -557,7 +557,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     -------
     SearchResult
     """
-    from .pool import process_pool, resolve_workers
+    from .pool import process_pool, resolve_workers, warm_up
     from .stream import open_stream
 
     cell = make_cell(policy, property, budget, seed, instance_class, mode)
@@ -567,7 +567,8 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     if cell.key in state.finished:
         return SearchResult.from_dict(state.finished[cell.key])
     n = resolve_workers(workers)
-    grid_prefix(cell.cls, int(cell.budget * GRID_FRACTION))  # build the grid once, before the pool forks
+    if n > 1:
+        warm_up([cell])  # imports and the grid once, before the pool forks
     with process_pool(n) as pool:
         result = run_cell(cell, recorder, state.progress.get(cell.key), progress, pool, n)
     recorder.emit({"type": "cell", "cell": cell.key, "result": result.to_dict()})
