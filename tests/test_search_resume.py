@@ -136,3 +136,32 @@ def test_sigint_then_resume_matches_an_uninterrupted_run(tmp_path):
     assert _cells(resumed.stdout) == _cells(straight.stdout)
     # cells finished before the interrupt were not searched again
     assert sum(1 for line in out.read_text().splitlines() if '"type":"cell"' in line) == 6
+
+
+SEARCH_ARGS = ("search", "--policy", "drf", "--property", "envy-freeness", "--budget", "1500", "--seed", "9",
+               "--format", "json", "--quiet")
+
+
+def test_sigint_on_a_search_then_resume(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = tmp_path / "search.jsonl"
+    proc = subprocess.Popen(_cli(*SEARCH_ARGS, "--out", str(out), "--workers", "1"), cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and '"type":"progress"' in out.read_text():
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the search finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted after" in stderr and "Traceback" not in stderr
+    assert read_records(out).progress["drf|envy-freeness"]["checked"] > 0
+    resumed = subprocess.run(_cli(*SEARCH_ARGS, "--out", str(out), "--resume", "--workers", "1"), cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=300)
+    straight = subprocess.run(_cli(*SEARCH_ARGS, "--workers", "1"), cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=300)
+    assert resumed.returncode == straight.returncode == 0, resumed.stderr + straight.stderr
+    a, b = json.loads(resumed.stdout), json.loads(straight.stdout)
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b and a["instances"] == 1500
