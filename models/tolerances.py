@@ -81,3 +81,13 @@ SLOT_ROUND_RTOL: float = 1e-9
 #: A convex-program answer whose objective is worse than that of a known
 #: feasible point by more than this (relative) is rejected as inaccurate.
 OBJECTIVE_RTOL: float = 1e-7
+
+#: Relative widening of the numeric screens when a whole chunk of instances
+#: is screened at once (:meth:`analyzer.properties.base.Property.screen_many`):
+#: the batched task counts are perturbed by this much in the unfavourable
+#: direction, so that any instance the one-at-a-time screen flags is flagged
+#: too (the batched and the single solves may differ in the last bits).
+SCREEN_BATCH_RTOL: float = 1e-9
+
+#: Absolute floor added to :data:`SCREEN_BATCH_RTOL` near zero.
+SCREEN_BATCH_ATOL: float = 1e-11

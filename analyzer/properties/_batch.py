@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from models import Instance, Policy
 from models.filling import FillingPolicy
 from models.tolerances import CEEI_ARMIJO, CEEI_KKT_RTOL, CEEI_VALUE_RTOL, CEEI_LINE_SEARCH_STEPS, CEEI_NEWTON_REGULARIZATION, SATURATION_RTOL
+from models.tolerances import SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
 from .base import CONTINUOUS
 
@@ -170,6 +171,7 @@ def ceei_batch(
     weights: np.ndarray,
     caps: np.ndarray,
     iterations: int = 80,
+    freeze: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted CEEI (Eisenberg-Gale) tasks for a batch of instances, by a
     projected Newton method on the prices, vectorised over the batch.
@@ -194,6 +196,10 @@ def ceei_batch(
     caps : ndarray, shape (K, n)
     iterations : int
         Newton steps (each with a vectorised backtracking line search).
+    freeze : bool
+        Stop updating a member once its KKT residuals are small, so that
+        each member ends exactly where a batch of that member alone would
+        (used to screen many unrelated instances at once).
 
     Returns
     -------
@@ -253,6 +259,8 @@ def ceei_batch(
         armijo = gt <= g0[None] + CEEI_ARMIJO * np.einsum("km,akm->ak", G, trial - p[None]) + noise[None]
         pick = np.where(armijo.any(axis=0), armijo.argmax(axis=0), np.argmin(gt, axis=0))
         better = gt[pick, np.arange(K)] <= g0 + noise
+        if freeze:
+            better &= ~done
         ok = better & armijo.any(axis=0)
         p = np.where(better[:, None], trial[pick, np.arange(K)], p)
         mu = np.where(ok, np.maximum(mu / _DAMPING_DOWN, CEEI_NEWTON_REGULARIZATION), mu * _DAMPING_UP)
@@ -263,3 +271,52 @@ def ceei_batch(
     G = R - np.einsum("kn,knm->km", x, D)
     pg = np.where(used & (p > 0), G, np.minimum(G, 0.0))
     return x, np.all(np.abs(pg) <= CEEI_KKT_RTOL * R, axis=1) & np.isfinite(x).all(axis=1)
+
+
+def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> list[np.ndarray | None]:
+    """Numeric tasks per user for many unrelated instances: one vectorised
+    batch solve (:func:`batch_solver`) per group of instances with equal
+    shape ``(n, m)`` and weights; ``None`` for an instance the batch cannot
+    answer (no batch solver for the policy or the mode, or not converged),
+    which the caller treats as a candidate for the full check.
+
+    Each member is solved as :meth:`._common.Evaluator.numeric` would solve
+    it alone (CEEI members are frozen once converged), up to rounding.
+    """
+    out: list[np.ndarray | None] = [None] * len(instances)
+    if mode != CONTINUOUS:
+        return out
+    if is_filling(policy):
+        def solve(D: np.ndarray, R: np.ndarray, w: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return fill_batch(policy, D, R, w, k), np.ones(len(D), dtype=bool)  # type: ignore[arg-type]
+    else:
+        from models.policies.ceei import CEEI
+
+        if type(policy) is not CEEI:
+            return out
+
+        def solve(D: np.ndarray, R: np.ndarray, w: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return ceei_batch(D, R, w, k, freeze=True)
+    groups: dict[tuple[int, int, bytes], list[int]] = {}
+    for idx, inst in enumerate(instances):
+        groups.setdefault((inst.n, inst.m, inst.weights.tobytes()), []).append(idx)
+    for idxs in groups.values():
+        members = [instances[i] for i in idxs]
+        D = np.stack([inst.demands for inst in members]).astype(float)
+        R = np.stack([inst.capacity for inst in members]).astype(float)
+        caps = np.stack([inst.max_tasks for inst in members]).astype(float)
+        if len(members) == 1:
+            R = R[0]
+        x, ok = solve(D, R, members[0].weights, caps)
+        for row, i, good in zip(x, idxs, ok, strict=True):
+            if good:
+                out[i] = row
+    return out
+
+
+def widened(x: np.ndarray, up: bool) -> np.ndarray:
+    """``x`` moved by :data:`~models.tolerances.SCREEN_BATCH_RTOL` (plus the
+    absolute floor) up or down: batched screens compare the unfavourable
+    side, so that they flag every instance a one-at-a-time screen flags."""
+    step = SCREEN_BATCH_RTOL * np.abs(x) + SCREEN_BATCH_ATOL
+    return x + step if up else x - step

@@ -3,12 +3,15 @@ allocation must equal weighted max-min with caps on one resource."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from models import Instance, Policy, PolicyError
-from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
+from models.tolerances import COMPARE_ATOL, COMPARE_RTOL, SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
 from ._common import Evaluator, maxmin_on_resource, per_user, show
+from ._batch import numeric_batch
 from .base import DISCRETE, Violation
 
 
@@ -39,6 +42,34 @@ def check_maxmin_on(prop: str, policy: str | Policy, instance: Instance, mode: s
                 after={"tasks": per_user(instance, ref)},
             )
     return None
+
+
+def screen_maxmin_many(policy: Policy, instances: Sequence[Instance], mode: str,
+                       resources: Sequence[int | None]) -> np.ndarray:
+    """Batched screen of :func:`check_maxmin_on` (see
+    :meth:`.base.Property.screen_many`): the policy's tasks differ from
+    max-min on ``resources[k]`` (``None``: nothing to check) by more than
+    the comparison tolerance less a widening for rounding. Uncapped
+    max-min is ``w_i R_j / (d_ij sum(w))`` in floats; capped instances take
+    the exact water-filling. Discrete mode flags everything (the check
+    rejects it)."""
+    if mode == DISCRETE:
+        return np.ones(len(instances), dtype=bool)
+    xs = numeric_batch(policy, instances, mode)
+    out = np.ones(len(instances), dtype=bool)
+    for k, (x, inst, j) in enumerate(zip(xs, instances, resources, strict=True)):
+        if j is None:
+            out[k] = False
+            continue
+        if x is None:
+            continue
+        if inst.capped:
+            ref = np.array([float(v) for v in maxmin_on_resource(inst, j)])
+        else:
+            ref = inst.weights * inst.capacity[j] / (inst.demands[:, j] * inst.weights.sum())
+        dist = np.abs(x - ref) + SCREEN_BATCH_RTOL * (np.abs(x) + np.abs(ref)) + SCREEN_BATCH_ATOL
+        out[k] = bool((dist > COMPARE_RTOL * np.abs(ref) + COMPARE_ATOL).any())
+    return out
 
 
 def maxmin_margin(policy: str | Policy, instance: Instance, mode: str, j: int) -> float:

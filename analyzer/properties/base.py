@@ -26,7 +26,10 @@ import importlib
 import pkgutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, ClassVar
+
+import numpy as np
 
 from models import Allocation, Instance, Policy, PolicyError, get_policy
 

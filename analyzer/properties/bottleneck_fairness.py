@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 from models import Instance, Policy
 
-from ._maxmin import check_maxmin_on, maxmin_margin, common_dominant
+from ._maxmin import check_maxmin_on, common_dominant, maxmin_margin, screen_maxmin_many
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -49,6 +53,10 @@ class BottleneckFairness(Property):
         if self.applies(instance) is not None:
             return float("inf")
         return maxmin_margin(policy, instance, mode, j)
+
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Batched screen (see :meth:`.base.Property.screen_many`)."""
+        return screen_maxmin_many(policy, instances, mode, [common_dominant(inst) for inst in instances])
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         j = common_dominant(instance)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from models import Instance, Policy
 from models.tolerances import COMPARE_ATOL
 
 from ._common import Evaluator, as_exact_str, relative_margin, leontief_tasks, numeric_below, show
+from ._batch import numeric_batch, widened
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 #: Largest number of (envier, envied, resource) triples screened at once.
@@ -51,6 +54,15 @@ class EnvyFreeness(Property):
         if instance.n < 2:
             return float("inf")
         return relative_margin(x, _envy_matrix(instance, x, ev.mode).max(axis=1))
+
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Batched screen (see :meth:`.base.Property.screen_many`): some
+        user's widened-down tasks below what the widened-up bundles of the
+        others would give it."""
+        xs = numeric_batch(policy, instances, mode)
+        return np.array([x is None or bool(numeric_below(widened(x, up=False)[:, None],
+                                                          _envy_matrix(inst, widened(x, up=True), mode)).any())
+                         for x, inst in zip(xs, instances, strict=True)], dtype=bool)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)

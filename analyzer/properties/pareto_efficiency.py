@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -12,6 +13,7 @@ from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
 from ._common import Evaluator, per_user, show
+from ._batch import numeric_batch, widened
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 
@@ -61,6 +63,13 @@ class ParetoEfficiency(Property):
             room = np.where(D > 0, slack[None, :] / np.where(D > 0, D, 1.0), np.inf).min(axis=1)
         room = np.minimum(room, k - x)
         return -float(np.max(room / (np.abs(x) + 1.0)))
+
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Batched screen (see :meth:`.base.Property.screen_many`): some
+        user raisable with everybody's tasks widened down (more room)."""
+        xs = numeric_batch(policy, instances, mode)
+        return np.array([x is None or _raisable(inst, widened(x, up=False), mode).size > 0
+                         for x, inst in zip(xs, instances, strict=True)], dtype=bool)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)

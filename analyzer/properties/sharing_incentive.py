@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from models import Instance, Policy
 
 from ._common import Evaluator, as_exact_str, relative_margin, leontief_tasks, numeric_below, one_share_tasks_np, show
+from ._batch import numeric_batch, widened
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -47,6 +49,13 @@ class SharingIncentive(Property):
         relative excess of ``x_i`` over the tasks of its slice."""
         ev = Evaluator(policy, mode)
         return relative_margin(ev.numeric(instance), one_share_tasks_np(instance, ev.mode))
+
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Batched screen (see :meth:`.base.Property.screen_many`): some
+        user's widened-down tasks below its slice's tasks."""
+        xs = numeric_batch(policy, instances, mode)
+        return np.array([x is None or bool(numeric_below(widened(x, up=False), one_share_tasks_np(inst, mode)).any())
+                         for x, inst in zip(xs, instances, strict=True)], dtype=bool)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)

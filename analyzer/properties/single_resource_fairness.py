@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 from models import Instance, Policy
 
-from ._maxmin import check_maxmin_on, maxmin_margin
+from ._maxmin import check_maxmin_on, maxmin_margin, screen_maxmin_many
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -43,6 +47,10 @@ class SingleResourceFairness(Property):
         if self.applies(instance) is not None:
             return float("inf")
         return maxmin_margin(policy, instance, mode, 0)
+
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Batched screen (see :meth:`.base.Property.screen_many`)."""
+        return screen_maxmin_many(policy, instances, mode, [0 if inst.m == 1 else None for inst in instances])
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         if self.applies(instance) is not None:

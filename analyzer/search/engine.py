@@ -56,6 +56,13 @@ GENERATE_FACTOR: int = 25
 CHUNK: int = 64
 #: Fewest checks a shrink may spend, however small the search budget.
 SHRINK_MIN_CHECKS: int = 60
+#: Screen chunks of instances with one vectorised pass
+#: (:meth:`~analyzer.properties.base.Property.screen_many`) before the full
+#: checks. The result does not depend on it (a switch for benchmarks and
+#: the equivalence tests).
+BATCH_SCREEN: bool = True
+#: Positions screened together when :data:`BATCH_SCREEN` is on.
+SCREEN_BATCH: int = 64
 #: Positions per chunk sent to a worker of a process pool.
 POOL_CHUNK: int = 256
 #: Near misses kept as starting points of the optimisation.
@@ -256,43 +263,73 @@ class Chunk:
 
 def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) -> Chunk:
     """Check the instances at positions ``start..stop`` (at most ``limit``
-    checks), stopping at the first violation."""
+    checks), stopping at the first violation.
+
+    With :data:`BATCH_SCREEN` the positions are taken :data:`SCREEN_BATCH`
+    at a time: the property's :meth:`~analyzer.properties.base.Property.screen_many`
+    screens the batch in one vectorised pass and only the flagged instances
+    get the full check; the outcome is the same as checking every instance
+    (the screen flags every instance the check's own screen would)."""
     out = Chunk(start)
     margin = margin_function(cell.prop) if with_margin else None
     events: list[str] = []
     checked = 0
-    for pos in range(start, stop):
-        phase, inst = cell.at(pos)
-        kind, v, err = _check_one(cell, inst)
-        events.append(kind)
-        if err and out.error is None:
-            out.error = err
-        if kind != "c":
+    step = SCREEN_BATCH if BATCH_SCREEN else 1
+    for lo in range(start, stop, step):
+        batch = [(pos, *cell.at(pos)) for pos in range(lo, min(lo + step, stop))]
+        kinds = [_screenable(cell, inst) for _, _, inst in batch]
+        flagged = np.ones(len(batch), dtype=bool)
+        if BATCH_SCREEN:
+            todo = [k for k, kind in enumerate(kinds) if kind == "c"]
+            if todo:
+                flagged[todo] = cell.prop.screen_many(cell.policy, [batch[k][2] for k in todo], cell.mode)
+        for (pos, phase, inst), kind, flag in zip(batch, kinds, flagged, strict=True):
+            v, err = None, None
+            if kind == "c" and flag:
+                kind, v, err = _checked(cell, inst)
+            events.append(kind)
+            if err and out.error is None:
+                out.error = err
+            if kind != "c":
+                continue
+            checked += 1
+            if v is not None:
+                out.violation, out.phase = v, phase
+                break
+            if margin is not None and pos % MARGIN_EVERY == 0:
+                mg = _safe_margin(margin, cell.policy, inst)
+                if mg is not None:
+                    out.near.append((mg, pos))
+            if checked >= limit:
+                break
+        else:
             continue
-        checked += 1
-        if v is not None:
-            out.violation, out.phase = v, phase
-            break
-        if margin is not None and pos % MARGIN_EVERY == 0:
-            mg = _safe_margin(margin, cell.policy, inst)
-            if mg is not None:
-                out.near.append((mg, pos))
-        if checked >= limit:
-            break
+        break
     out.events = "".join(events)
     out.near = sorted(out.near)[:NEAR_MISSES]
     return out
 
 
-def _check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | None]:
+def _screenable(cell: Cell, inst: Instance) -> str:
+    """``u`` (unsupported by the policy), ``a`` (the property does not
+    apply) or ``c`` (to be checked)."""
     if cell.policy.supports(inst) is not None:
-        return "u", None, None
+        return "u"
     if cell.prop.applies(inst) is not None:
-        return "a", None, None
+        return "a"
+    return "c"
+
+
+def _checked(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | None]:
     try:
         return "c", cell.prop.check(cell.policy, inst, cell.mode), None
     except SolverError as exc:
         return "e", None, str(exc)
+
+
+def _check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | None]:
+    kind = _screenable(cell, inst)
+    return _checked(cell, inst) if kind == "c" else (kind, None, None)
 
 
 def _safe_margin(margin: Callable[[Policy, Instance], float], policy: Policy, inst: Instance) -> float | None:
