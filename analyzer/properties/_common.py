@@ -164,8 +164,11 @@ class Evaluator:
         """Tasks per user (floats), for the screen: the policy's vectorised
         batch solver when it has one (:func:`._batch.batch_solver`; CEEI
         without a conic solve), else :meth:`direct`."""
-        from ._batch import batch_solver
+        from ._batch import batch_solver, remembered
 
+        known = remembered(self.policy, instance, self.mode)
+        if known is not None:
+            return known
         solver = batch_solver(self.policy) if self.mode == CONTINUOUS else None
         if solver is not None:
             x, ok = solver(instance.demands[None], instance.capacity, instance.weights, instance.max_tasks[None])

@@ -127,6 +127,27 @@ class Property(ABC):
     def check(self, policy: Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         """An exactly verified violation on ``instance``, or ``None``."""
 
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Which of ``instances`` may violate the property: a boolean mask,
+        ``False`` only where :meth:`check` would certainly return ``None``.
+
+        The search screens chunks of instances with it and runs the full
+        :meth:`check` on the flagged ones only, so an override must flag at
+        least every instance the numeric screen of :meth:`check` flags
+        (it may flag more). The default flags everything; properties whose
+        screen needs only the policy's numeric allocation override it with
+        one vectorised batch solve for the whole chunk
+        (:func:`._batch.numeric_batch`). Every instance must be supported
+        by ``policy`` and :meth:`applies` to it.
+
+        The default solves the chunk in one batch all the same: the checks
+        and margins of its instances then reuse these allocations.
+        """
+        from ._batch import numeric_batch
+
+        numeric_batch(policy, instances, mode)
+        return np.ones(len(instances), dtype=bool)
+
     def __repr__(self) -> str:
         return f"<property {self.name}>"
 
