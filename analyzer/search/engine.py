@@ -521,10 +521,9 @@ def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float
             if mg is None:
                 return float(np.inf)
             if mg < 0:
-                for exact in _exact_versions(cap, dem, base):
-                    kind, v, _ = _check_one(cell, exact)
-                    if v is not None:
-                        raise _Found(v)
+                v = _first_violation(cell, list(_exact_versions(cap, dem, base)))
+                if v is not None:
+                    raise _Found(v)
             return mg
 
         try:
@@ -536,6 +535,22 @@ def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float
             return f.violation
         st.opt_start += 1
         recorder.emit(st.to_record(cell.key, "optimise"))
+    return None
+
+
+def _first_violation(cell: Cell, candidates: list[Instance]) -> Violation | None:
+    """The first violation among ``candidates`` (in order), screening them
+    together first when :data:`BATCH_SCREEN` is on (same outcome)."""
+    kinds = [_screenable(cell, inst) for inst in candidates]
+    flagged = np.ones(len(candidates), dtype=bool)
+    todo = [k for k, kind in enumerate(kinds) if kind == "c"]
+    if BATCH_SCREEN and todo:
+        flagged[todo] = cell.prop.screen_many(cell.policy, [candidates[k] for k in todo], cell.mode)
+    for inst, kind, flag in zip(candidates, kinds, flagged, strict=True):
+        if kind == "c" and flag:
+            _, v, _ = _checked(cell, inst)
+            if v is not None:
+                return v
     return None
 
 
