@@ -19,8 +19,9 @@ Two figures, both measured in this run:
   is not), so the ratio is a lower bound only when those costs are small;
   the per-instance rates are printed as well.
 
-The same table is also computed batched on one process at the baseline
-budget and compared with the unbatched one cell by cell (they must agree).
+The same table is also computed batched on one process and batched on all
+cores at the baseline budget (the pool's speed-up) and compared with the
+unbatched one cell by cell (they must agree).
 
 Run: ``python benchmarks/bench_table.py [--budget 10000] [--baseline-budget 1000]
 [--policies asset,ceei,drf] [--workers N] [--no-baseline]``
@@ -77,13 +78,16 @@ def main() -> None:
         old_checked = sum(c.instances for c in old.cells.values())
         report(f"baseline: unbatched, 1 process, budget {b}/cell", t_old,
                f"({old_checked / t_old:.0f} instances/s)")
+        t_pool, pooled = run(policies, b, args.workers, batched=True)
         report(f"batched, 1 process, budget {b}/cell", t_new)
+        report(f"batched, {cores} workers, budget {b}/cell", t_pool)
         ratio(f"speed-up of batching alone (1 process, budget {b})", t_old, t_new)
+        ratio(f"speed-up of {cores} workers over 1 (batched, budget {b})", t_new, t_pool)
         scaled = t_old * args.budget / b
         report(f"baseline scaled to budget {args.budget} (x {args.budget / b:g})", scaled)
         ratio(f"full table ({cores} workers, batched) vs scaled baseline", scaled, t_full)
-        same = all(old.cells[k].outcome() == new.cells[k].outcome() for k in old.cells)
-        print(f"{'same table batched and unbatched (budget ' + str(b) + ')':<60s} {str(same):>10s}")
+        same = all(old.cells[k].outcome() == new.cells[k].outcome() == pooled.cells[k].outcome() for k in old.cells)
+        print(f"{'same table unbatched, batched, pooled (budget ' + str(b) + ')':<60s} {str(same):>10s}")
     print()
     print(table.to_text())
 

@@ -26,6 +26,7 @@ checkpoint, with the same result as one uninterrupted single-process run.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -222,13 +223,13 @@ class Cell:
     def key(self) -> str:
         return cell_key(self.policy.label, self.prop.name)
 
-    @property
+    @functools.cached_property
     def entropy(self) -> list[int]:
         """Seed material: the master seed and stable hashes of the cell."""
         tags = (self.policy.label, self.prop.name, self.cls.name, self.mode)
         return [int(self.seed), *(zlib.crc32(t.encode()) for t in tags)]
 
-    @property
+    @functools.cached_property
     def grid_len(self) -> int:
         """Positions of the stream taken by the exhaustive grid."""
         want = int(self.budget * GRID_FRACTION)
@@ -240,10 +241,22 @@ class Cell:
         if pos < g:
             return "grid", grid_prefix(self.cls, g)[pos]
         k = pos - g
-        strategies = random_strategies(self.cls)
+        strategies = _strategies(self.cls)
         strat = strategies[k % len(strategies)]
         rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(k,)))
         return f"random:{strat.name}", strat.draw(rng)
+
+
+def _strategies(cls: InstanceClass) -> tuple[Any, ...]:
+    """:func:`~analyzer.search.strategies.random_strategies`, built once per
+    class and process."""
+    got = _RANDOM.get(cls)
+    if got is None:
+        got = _RANDOM[cls] = tuple(random_strategies(cls))
+    return got
+
+
+_RANDOM: dict[InstanceClass, tuple[Any, ...]] = {}
 
 
 @dataclass
