@@ -96,10 +96,20 @@ def fill_batch(
     """
     K, n, m = demands.shape
     if capacity.ndim == 1:
-        c = _shares(policy, demands, capacity)
+        c = shares(policy, demands, capacity)
         capacity = np.broadcast_to(capacity, (K, m))
     else:  # one share_per_task call per member: a share function may index the capacity vector
         c = np.stack([np.asarray(policy.share_per_task(demands[k], capacity[k]), dtype=float) for k in range(K)])
+    return fill_shares(c, demands, capacity, weights, caps)
+
+
+def fill_shares(c: np.ndarray, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray,
+                caps: np.ndarray) -> np.ndarray:
+    """The filling of :func:`fill_batch` from the shares of one task
+    ``c`` (K, n) already computed; ``capacity`` has shape (K, m). Each
+    member is filled independently of the others (the batch only
+    vectorises)."""
+    K, n, m = demands.shape
     r = weights[None, :] / c
     T = caps / r
     active = caps > 0
@@ -128,7 +138,7 @@ def fill_batch(
     return x
 
 
-def _shares(policy: FillingPolicy, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+def shares(policy: FillingPolicy, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """``share_per_task`` over the whole batch at once (the family's share
     functions are row-wise numpy expressions)."""
     K, n, m = demands.shape

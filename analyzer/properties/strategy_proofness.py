@@ -6,14 +6,15 @@ import math
 from functools import lru_cache
 from fractions import Fraction
 from itertools import product
-from typing import Any
+from collections.abc import Generator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
 from models import Instance, Policy
 from models.tolerances import RATIONALIZE_MAX_DENOMINATOR
 
-from ._batch import is_filling, numeric_many
+from ._batch import fill_shares, is_filling, numeric_batch, numeric_many, shares
 from ._common import Evaluator, as_exact_str, leontief_tasks, leontief_tasks_np, numeric_below, per_resource, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -124,13 +125,15 @@ class StrategyProofness(Property):
         ev = Evaluator(policy, mode)
         if instance.m == 1:
             return float("inf")
-        grid = self._for(ev)._grid(ev, instance, ev.numeric(instance), np.random.default_rng(self.seed))
+        grid = _drive(ev, instance, self._for(ev)._grid(ev, instance, ev.numeric(instance),
+                                                        np.random.default_rng(self.seed)))
         return float("inf") if grid is None else -float(np.max(grid[3]))
 
     def _grid(self, ev: Evaluator, instance: Instance, x: np.ndarray, rng: np.random.Generator
-              ) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+              ) -> Steps[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None]:
         """The users who might gain, and for every candidate report the user
-        (``who``), direction (``S``), relative gain and the scales used."""
+        (``who``), direction (``S``), relative gain and the scales used
+        (a generator of fill requests, see :func:`_drive`)."""
         users = [i for i in range(instance.n) if x[i] < instance.max_tasks[i]]  # a capped user cannot gain
         if not users:
             return None
@@ -138,27 +141,11 @@ class StrategyProofness(Property):
         who = np.concatenate([np.full(len(S), i) for i, S in zip(users, dirs, strict=True)])
         S = np.concatenate(dirs)
         scale = np.maximum(np.abs(x), 1.0)
-        gain = (self._true_tasks(ev, instance, who, S) - x[who]) / scale[who]
+        gain = ((yield from self._true_tasks(instance, who, S)) - x[who]) / scale[who]
         return users, who, S, gain, scale
 
     def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
-        x = ev.numeric(instance)
-        rng = np.random.default_rng(self.seed)
-        grid = self._grid(ev, instance, x, rng)
-        if grid is None:
-            return None
-        users, who, S, gain, scale = grid
-        found: list[tuple[float, int, np.ndarray]] = []
-        starts = []
-        for i in users:
-            rows = np.flatnonzero(who == i)
-            top = rows[np.argsort(-gain[rows], kind="stable")[:_KEEP]]
-            found += [(float(gain[k]), i, S[k]) for k in top]
-            starts.append(S[top[0]])
-        if self.refine > 0:
-            found += self._refine(ev, instance, x, scale, users, np.array(starts), rng)
-        tol = self._true_tasks(ev, instance, np.array([f[1] for f in found]), np.array([f[2] for f in found]))
-        found = [f for f, t in zip(found, tol, strict=True) if numeric_below(x[f[1]], t)]
+        x, found = _drive(ev, instance, self._screen(ev, instance))
         if not found:
             return None
         xe = ev.verified(instance)
@@ -169,6 +156,43 @@ class StrategyProofness(Property):
                 if v is not None:
                     return v
         return None
+
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Batched screen (see :meth:`.base.Property.screen_many`): for the
+        filling family in the continuous setting the screens of all the
+        instances run in lockstep, every round's reports of all instances
+        filled in one vectorised batch (the same reports and numbers as one
+        instance at a time); otherwise every instance is flagged."""
+        ev = Evaluator(policy, mode)
+        numeric_batch(ev.policy, instances, ev.mode)
+        if ev.mode != CONTINUOUS or not is_filling(ev.policy):
+            return np.ones(len(instances), dtype=bool)
+        me = self._for(ev)
+        gens = [me._screen(ev, inst) if inst.m > 1 else None for inst in instances]
+        results = _drive_many(ev.policy, list(instances), gens)
+        return np.array([r is not None and bool(r[1]) for r in results], dtype=bool)
+
+    def _screen(self, ev: Evaluator, instance: Instance) -> Steps[tuple[np.ndarray, list[tuple[float, int, np.ndarray]]]]:
+        """The numeric search: the reports (gain, user, direction) whose
+        true tasks beat the truth numerically (a generator of fill
+        requests, see :func:`_drive`)."""
+        x = ev.numeric(instance)
+        rng = np.random.default_rng(self.seed)
+        grid = yield from self._grid(ev, instance, x, rng)
+        if grid is None:
+            return x, []
+        users, who, S, gain, scale = grid
+        found: list[tuple[float, int, np.ndarray]] = []
+        starts = []
+        for i in users:
+            rows = np.flatnonzero(who == i)
+            top = rows[np.argsort(-gain[rows], kind="stable")[:_KEEP]]
+            found += [(float(gain[k]), i, S[k]) for k in top]
+            starts.append(S[top[0]])
+        if self.refine > 0:
+            found += yield from self._refine(instance, x, scale, users, np.array(starts), rng)
+        tol = yield from self._true_tasks(instance, np.array([f[1] for f in found]), np.array([f[2] for f in found]))
+        return x, [f for f, t in zip(found, tol, strict=True) if numeric_below(x[f[1]], t)]
 
     # --------------------------------------------------------------- search
     def _directions(self, inst: Instance, i: int, rng: np.random.Generator) -> np.ndarray:
@@ -194,8 +218,9 @@ class StrategyProofness(Property):
         ok = np.all(S[:, need] > 0, axis=1)  # a needed resource is never zeroed
         return S[ok]
 
-    def _true_tasks(self, ev: Evaluator, inst: Instance, who: np.ndarray, S: np.ndarray) -> np.ndarray:
-        """True tasks of user ``who[k]`` reporting direction ``S[k]``."""
+    def _true_tasks(self, inst: Instance, who: np.ndarray, S: np.ndarray) -> Steps[np.ndarray]:
+        """True tasks of user ``who[k]`` reporting direction ``S[k]`` (one
+        fill request: the deviated demands and caps)."""
         K = len(S)
         if K == 0:
             return np.empty(0)
@@ -208,18 +233,19 @@ class StrategyProofness(Property):
         D[rows, who, :] = reports
         Kc = np.repeat(inst.max_tasks[None, :], K, axis=0)
         Kc[rows, who] = caps
-        xi = numeric_many(ev, inst, demands=D, caps=Kc)[rows, who]
-        return leontief_tasks_np(need, xi[:, None] * reports, true_caps, ev.mode)
+        filled, mode = yield D, Kc
+        xi = filled[rows, who]
+        return leontief_tasks_np(need, xi[:, None] * reports, true_caps, mode)
 
-    def _refine(self, ev: Evaluator, inst: Instance, x: np.ndarray, scale: np.ndarray, users: list[int],
-                starts: np.ndarray, rng: np.random.Generator) -> list[tuple[float, int, np.ndarray]]:
+    def _refine(self, inst: Instance, x: np.ndarray, scale: np.ndarray, users: list[int],
+                starts: np.ndarray, rng: np.random.Generator) -> Steps[list[tuple[float, int, np.ndarray]]]:
         """Compass search with shrinking steps on log-directions, from each
         user's best direction, all users' trial points filled in one batch
         per round; about :attr:`refine` evaluations per user."""
         m = inst.m
         who = np.array(users)
         u = np.log(np.maximum(starts, 1.0 / (4 * max(self.grid2, self.grid3))))
-        cur = (self._true_tasks(ev, inst, who, _simplex(u)) - x[who]) / scale[who]
+        cur = ((yield from self._true_tasks(inst, who, _simplex(u))) - x[who]) / scale[who]
         moves = np.vstack([np.eye(m), -np.eye(m)])
         per_round = 2 * m + m
         step = np.full(len(users), 0.5)
@@ -227,7 +253,7 @@ class StrategyProofness(Property):
             trial_moves = np.vstack([moves, rng.standard_normal((m, m))])  # (per_round, m)
             U = (u[:, None, :] + step[:, None, None] * trial_moves[None, :, :]).reshape(-1, m)
             W = np.repeat(who, per_round)
-            g = ((self._true_tasks(ev, inst, W, _simplex(U)) - x[W]) / scale[W]).reshape(len(users), per_round)
+            g = (((yield from self._true_tasks(inst, W, _simplex(U))) - x[W]) / scale[W]).reshape(len(users), per_round)
             best = g.argmax(axis=1)
             better = g[np.arange(len(users)), best] > cur
             u = np.where(better[:, None], U.reshape(len(users), per_round, m)[np.arange(len(users)), best], u)
@@ -262,6 +288,67 @@ class StrategyProofness(Property):
             before={"tasks": as_exact_str(xe[i])},
             after={"tasks": as_exact_str(true), "reported_tasks": as_exact_str(ye[i])},
         )
+
+
+T = TypeVar("T")
+#: A screen step by step: yields fill requests ``(demands (K, n, m), caps
+#: (K, n))`` of variants of its instance, receives ``(tasks (K, n), mode)``,
+#: returns its result.
+Steps = Generator[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, str], T]
+
+
+def _drive(ev: Evaluator, instance: Instance, steps: Steps[T]) -> T:
+    """Run a screen of one instance, each request by :func:`._batch.numeric_many`."""
+    try:
+        D, Kc = next(steps)
+        while True:
+            D, Kc = steps.send((numeric_many(ev, instance, demands=D, caps=Kc), ev.mode))
+    except StopIteration as stop:
+        return stop.value
+
+
+def _drive_many(policy: Policy, instances: list[Instance], steps: list[Steps[T] | None]) -> list[T | None]:
+    """Run the screens of many instances in lockstep (a filling policy in
+    the continuous setting): every round, the requests of all instances of
+    equal shape and weights are filled in one vectorised batch. Each
+    instance's shares are computed on its own capacities, and members of a
+    fill do not interact, so every instance gets the numbers its own
+    :func:`_drive` would."""
+    out: list[T | None] = [None] * len(instances)
+    pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def advance(k: int, value: tuple[np.ndarray, str] | None) -> None:
+        gen = steps[k]
+        assert gen is not None
+        try:
+            pending[k] = next(gen) if value is None else gen.send(value)
+        except StopIteration as stop:
+            out[k] = stop.value
+
+    for k, gen in enumerate(steps):
+        if gen is not None:
+            advance(k, None)
+    while pending:
+        groups: dict[tuple[int, int, bytes], list[int]] = {}
+        for k in pending:
+            inst = instances[k]
+            groups.setdefault((inst.n, inst.m, inst.weights.tobytes()), []).append(k)
+        requests = pending
+        pending = {}
+        for ks in groups.values():
+            D = np.concatenate([requests[k][0] for k in ks]).astype(float)
+            caps = np.concatenate([requests[k][1] for k in ks]).astype(float)
+            c = np.concatenate([shares(policy, np.asarray(requests[k][0], dtype=float), instances[k].capacity)
+                                for k in ks])
+            R = np.concatenate([np.broadcast_to(instances[k].capacity, (len(requests[k][0]), instances[k].m))
+                                for k in ks])
+            x = fill_shares(c, D, R, instances[ks[0]].weights, caps)
+            lo = 0
+            for k in ks:
+                hi = lo + len(requests[k][0])
+                advance(k, (x[lo:hi], CONTINUOUS))
+                lo = hi
+    return out
 
 
 @lru_cache(maxsize=16)
