@@ -7,6 +7,7 @@ counterexamples, build property tables, compare with discrete scheduling.
 from models import Allocation, Instance, InstanceError, Policy, PolicyError, SolverError, available, get_policy, register
 
 from .api import as_instance, solve
+from .check import check
 from .discrete import progressive_filling
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "PolicyError",
     "SolverError",
     "as_instance",
+    "check",
     "available",
     "get_policy",
     "progressive_filling",

@@ -20,6 +20,18 @@ COMPARE_RTOL: float = 1e-7
 #: Absolute floor added to :data:`COMPARE_RTOL` comparisons near zero.
 COMPARE_ATOL: float = 1e-9
 
+#: Relative margin a violation must exceed to be reported from floating-point
+#: numbers alone, when a policy has no exact solver (far above the solver
+#: tolerances, so that solver noise is never reported as a violation).
+NUMERIC_CONFIRM_RTOL: float = 1e-4
+
+#: Absolute floor added to :data:`NUMERIC_CONFIRM_RTOL` near zero.
+NUMERIC_CONFIRM_ATOL: float = 1e-6
+
+#: Largest denominator used when a floating-point deviation (a report
+#: direction found by an optimiser) is rationalised for exact re-checking.
+RATIONALIZE_MAX_DENOMINATOR: int = 1000
+
 #: A cvxpy dual value above this marks a binding constraint (leximin LPs).
 DUAL_TOL: float = 1e-7
 

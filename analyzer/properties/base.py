@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from models import Instance, Policy, PolicyError
+from models import Allocation, Instance, Policy, PolicyError, get_policy
 
 #: The settings a property can be checked in.
 CONTINUOUS = "continuous"
@@ -99,6 +99,8 @@ class Property(ABC):
     name: ClassVar[str]
     title: ClassVar[str] = ""
     source: ClassVar[str] = ""
+    #: One-line definition (``fairalloc properties``).
+    summary: ClassVar[str] = ""
 
     def applies(self, instance: Instance) -> str | None:
         """``None`` when the property says something about ``instance``;
@@ -112,6 +114,64 @@ class Property(ABC):
 
     def __repr__(self) -> str:
         return f"<property {self.name}>"
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` itself when it is one of :data:`MODES`.
+
+    Raises
+    ------
+    PolicyError
+        For any other value (a bad-input error, exit code 2 on the CLI).
+    """
+    if mode not in MODES:
+        raise PolicyError(f"mode: must be one of {', '.join(MODES)}, got {mode!r}")
+    return mode
+
+
+def allocate(policy: str | Policy, instance: Instance, mode: str = CONTINUOUS, exact: bool = False) -> Allocation:
+    """The allocation a property check compares against, in ``mode``.
+
+    Every property check computes its allocations through this function, so
+    that one check serves both settings.
+
+    Parameters
+    ----------
+    policy : str or Policy
+        The policy.
+    instance : Instance
+        The (original or deviated) instance.
+    mode : {"continuous", "discrete"}
+        ``"continuous"``: :func:`analyzer.api.solve` (Ghodsi et al., NSDI
+        2011, Sections 4-5). ``"discrete"``: whole tasks placed by
+        progressive filling (Section 6, Algorithm 1), from
+        :func:`analyzer.discrete.progressive_filling`.
+    exact : bool
+        Ask for exact numbers (continuous mode; discrete task counts are
+        whole numbers and exact anyway).
+
+    Raises
+    ------
+    PolicyError
+        For an unknown mode, or discrete mode before :mod:`analyzer.discrete`
+        exists.
+
+    Examples
+    --------
+    >>> inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
+    >>> allocate("drf", inst, exact=True).x_exact
+    (Fraction(3, 1), Fraction(2, 1))
+    """
+    check_mode(mode)
+    if mode == CONTINUOUS:
+        from ..api import solve
+
+        return solve(instance, policy, exact=exact)
+    try:
+        from ..discrete import progressive_filling
+    except ImportError:
+        raise PolicyError("discrete mode needs analyzer.discrete (progressive filling of whole tasks)") from None
+    return progressive_filling(instance, get_policy(policy)).allocation
 
 
 _PROPERTIES: dict[str, type[Property]] = {}
