@@ -56,7 +56,16 @@ class Policy(ABC):
 
     def supports(self, instance: Instance) -> str | None:
         """``None`` when the policy applies to ``instance``, otherwise the
-        reason it does not (shown as "n/a" in tables)."""
+        reason it does not (shown as "n/a" in tables).
+
+        The base rejects resources of capacity 0 (declared with the
+        scenario key ``zero_capacity``): every share ``d_ij / R_j`` of the
+        paper's policies divides by the capacity. Subclasses that override
+        this should call ``super().supports(instance)``.
+        """
+        zero = instance.extensions.zero_capacity
+        if zero:
+            return f"resource {zero[0]} has capacity 0 (shares divide by the capacity)"
         return None
 
     @abstractmethod
@@ -129,10 +138,12 @@ def _load_builtins() -> None:
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED = True
-    from . import policies
+    from . import policies, variants
 
-    for info in pkgutil.iter_modules(policies.__path__):
-        importlib.import_module(f"{policies.__name__}.{info.name}")
+    for pkg in (policies, variants):
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{pkg.__name__}.{info.name}")
 
 
 def available() -> dict[str, type[Policy]]:
