@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from models import Instance, Policy, SolverError, get_policy
+from models import Instance, Policy, PolicyError, SolverError, get_policy
 
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
@@ -284,7 +284,7 @@ def _check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str |
 def _safe_margin(margin: Callable[[Policy, Instance], float], policy: Policy, inst: Instance) -> float | None:
     try:
         mg = float(margin(policy, inst))
-    except SolverError:
+    except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
         return None
     return mg if math.isfinite(mg) else None
 
