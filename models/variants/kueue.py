@@ -33,7 +33,7 @@ from typing import Any
 from ..discrete import FillState
 from ..instance import Instance
 from ..policy import register
-from ._common import VariantPolicy, VariantShare, scaled, usage
+from ._common import VariantPolicy, VariantShare, scaled
 
 
 class KueueShare(VariantShare):
@@ -60,9 +60,12 @@ class KueueShare(VariantShare):
     def key(self, state: FillState, i: int) -> tuple[Fraction, int]:
         """``(borrowing share / weight, input position)``."""
         q, L = self.quotas(state)
-        use = usage(state, i)
-        share = max((max(Fraction(0), use[j] - q[i][j]) / L[j] for j in range(len(L)) if L[j] > 0),
-                    default=Fraction(0))
+        t = int(state.tasks[i])
+        share = Fraction(0)
+        for j, d in state.demand(i):
+            over = t * d - q[i][j]
+            if over > 0 and L[j] > 0:
+                share = max(share, over / L[j])
         return (share / state.instance.weights_exact[i], i)
 
 

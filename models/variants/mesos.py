@@ -54,7 +54,18 @@ _ALL = 1 << 62
 class MesosShare(VariantShare):
     """The discrete form of :class:`Mesos`."""
 
-    global_keys = True  # per-task mode: sorted again at every decision (roles depend on siblings)
+    @property
+    def global_keys(self) -> bool:  # type: ignore[override]
+        """Per-task mode with roles: a key depends on the siblings' use, so
+        every decision sorts again; flat, a key is the user's own."""
+        if self._prepared is None:
+            return True
+        return not self._prepared[1]["tree"].flat
+
+    def rates(self, instance: Instance) -> None:
+        """Not linear (ties by count and name); prepares ``instance``."""
+        self.prepared(instance)
+        return None
 
     def prepare(self, instance: Instance) -> dict[str, Any]:
         excluded = set(instance.extensions.excluded_resources)
@@ -87,11 +98,27 @@ class MesosShare(VariantShare):
     def key(self, state: FillState, i: int) -> tuple[tuple[Fraction, int, str], ...]:
         """Keys of the user's roles from the top down, then its own."""
         prep = self.prepared(state.instance)
+        tree: GroupTree = prep["tree"]
+        if tree.flat:
+            t = int(state.tasks[i])
+            return ((t * self.flat_rates(state)[i], t, tree.label[i]),)
         stamp = (id(state), int(state.tasks.sum()))
         if prep["cache"] is None or prep["cache"][0] != stamp:
             prep["cache"] = (stamp, self.node_keys(state, self.subtree_counts(state)))
         nodes = prep["cache"][1]
         return tuple(nodes[k] for k in prep["tree"].path[i])
+
+    def flat_rates(self, state: FillState) -> list[Fraction]:
+        """Without roles, a user's share per task (exact, cached)."""
+        prep = self.prepared(state.instance)
+        if prep.get("rates") is None:
+            T = totals(state.data)
+            out = []
+            for i, w in enumerate(state.instance.weights_exact):
+                d = state.data.demands[i]
+                out.append(max((Fraction(int(d[j]), T[j]) for j in prep["counted"]), default=Fraction(0)) / w)
+            prep["rates"] = out
+        return prep["rates"]
 
     def drive(self, run: _Run) -> bool:
         """Coarse offers: machines in a seeded random order, each offered
@@ -123,12 +150,7 @@ class MesosShare(VariantShare):
                     counts[node] += 1
 
         if tree.flat:
-            T = totals(data)
-            rate = []
-            for i in range(inst.n):
-                d = data.demands[i]
-                s = max((Fraction(int(d[j]), T[j]) for j in prep["counted"]), default=Fraction(0))
-                rate.append(s / tree.weight[tree.leaf[i]])
+            rate = self.flat_rates(st)
             names = prep["name"]
             heap = [(Fraction(0), 0, names[i], i) for i in active]
             heapq.heapify(heap)

@@ -30,6 +30,7 @@ so the engine's ``on_full`` and placement options apply.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -43,26 +44,44 @@ class YarnShare(VariantShare):
     """The discrete form of :class:`Yarn`."""
 
     def prepare(self, instance: Instance) -> dict[str, Any]:
-        return {"counted": [j for j, c in enumerate(instance.capacity_exact) if c > 0], "min": None}
+        return {"counted": [j for j, c in enumerate(instance.capacity_exact) if c > 0], "data": None}
 
-    def key(self, state: FillState, i: int) -> tuple[int, tuple[Fraction, ...], int]:
-        """``(0 if needy else 1, sorted ratios, input position)``."""
+    def constants(self, state: FillState) -> dict[str, Any]:
+        """Per run: scaled minimums, and integer coefficients ``c[i][j]``
+        with ``tasks * c[i][j] = (use_j / total_j) / w_i`` times one common
+        factor (exact comparisons without Fractions)."""
         inst = state.instance
         prep = self.prepared(inst)
-        if prep["min"] is None:
+        if prep["data"] is not state.data:
+            T = totals(state.data)
+            counted = prep["counted"]
+            w = inst.weights_exact
+            M = 1
+            for j in counted:
+                for wi in w:
+                    M = math.lcm(M, T[j] * wi.numerator)
+            prep["coef"] = [[int(state.data.demands[i][j]) * w[i].denominator * (M // (T[j] * w[i].numerator))
+                             for j in counted] for i in range(inst.n)]
             prep["min"] = scaled(inst, state.data, inst.extensions.min_share)
-        T = totals(state.data)
-        use = usage(state, i)
-        w = inst.weights_exact[i]
+            prep["needy"] = any(any(v > 0 for v in row) for row in prep["min"])
+            prep["T"] = T
+            prep["data"] = state.data
+        return prep
+
+    def key(self, state: FillState, i: int) -> tuple[int, tuple[Any, ...], int]:
+        """``(0 if needy else 1, sorted ratios, input position)``."""
+        prep = self.constants(state)
+        t = int(state.tasks[i])
         counted = prep["counted"]
-        shares = {j: Fraction(use[j], T[j]) for j in counted}
-        mins = prep["min"][i]
-        if counted:
-            dom = max(counted, key=lambda j: (shares[j], -j))
+        if prep["needy"] and counted:
+            T = prep["T"]
+            use = usage(state, i)
+            mins = prep["min"][i]
+            dom = max(counted, key=lambda j: (Fraction(use[j], T[j]), -j))
             if use[dom] < mins[dom]:
                 ratios = [Fraction(use[j]) / mins[j] for j in counted if mins[j] > 0]
                 return (0, tuple(resource_ranks(ratios)), i)
-        return (1, tuple(resource_ranks([s / w for s in shares.values()])), i)
+        return (1, tuple(sorted((t * c for c in prep["coef"][i]), reverse=True)), i)
 
 
 @register
