@@ -89,3 +89,23 @@ def test_cli_variants_bad_input_exits_2(tmp_path) -> None:
     bad.write_text('[resources]\ncpu = 1\n[users.A]\ndemand = { cpu = 1 }\ngroup = ""\n')
     r = subprocess.run([sys.executable, "-m", "analyzer", "variants", str(bad)], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "users.A.group" in r.stderr
+
+
+def test_cli_discrete_on_zero_capacity_exits_2() -> None:
+    r = subprocess.run([sys.executable, "-m", "analyzer", "discrete", "examples/variants_zero.toml", "--policy", "yarn"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "gpu has capacity 0" in r.stderr
+
+
+def test_discrete_property_table_runs_on_every_variant() -> None:
+    from analyzer.table import property_table
+
+    names = ["mesos", "mesos:offers=false", "yarn", "volcano", "kueue"]
+    t = property_table(names, ["sharing-incentive", "population-monotonicity"], budget=10, seed=0,
+                       mode="discrete", workers=1)
+    for p in names:
+        for q in ("sharing-incentive", "population-monotonicity"):
+            cell = t[p, q]
+            assert cell.holds is not None
+            if not cell.holds:
+                assert cell.counterexample is not None
