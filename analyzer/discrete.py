@@ -32,15 +32,7 @@ import numpy as np
 
 from models import Allocation, Instance, Policy, PolicyError, UserMap
 from models.allocation import exact_str, put_exact
-from models.discrete import (
-    DEFAULT_PLACEMENT,
-    DEFAULT_TIE_BREAK,
-    DiscreteFill,
-    DiscretePolicy,
-    Placement,
-    fill,
-    get_discrete_policy,
-)
+from models.discrete import DiscreteFill, DiscretePolicy, fill, get_discrete_policy
 
 from .api import as_instance, solve
 
@@ -120,9 +112,9 @@ class DiscreteResult:
     def usage(self) -> tuple[Fraction, ...]:
         """Exact use of each resource."""
         f = self.fill
-        free = f.free.sum(axis=0)
-        total = f.data.machines.sum(axis=0)
-        return tuple(f.data.exact(int(total[j]) - int(free[j]), j) for j in range(self.instance.m))
+        m = self.instance.m
+        used = [sum(int(c) - int(v) for c, v in zip(f.data.machines[:, j], f.free[:, j], strict=True)) for j in range(m)]
+        return tuple(f.data.exact(used[j], j) for j in range(m))
 
     @cached_property
     def utilization(self) -> tuple[Fraction, ...]:
@@ -139,11 +131,13 @@ class DiscreteResult:
     def fragmentation(self) -> tuple[Fraction, ...]:
         """Free resources on machines where no pending user's task fits
         (exact, per resource). With ``on_full="skip"`` that is all free
-        space; with ``stop`` a pending task may still fit somewhere."""
+        space; with ``stop`` a pending task may still fit somewhere. Zero
+        when nobody is pending (every user at its cap): the rest is idle,
+        not fragmented."""
         f = self.fill
-        D = f.data.demands[self.pending] if self.pending else np.zeros((0, self.instance.m), dtype=f.free.dtype)
         out = [0] * self.instance.m
-        for k in range(f.free.shape[0]):
+        D = f.data.demands[self.pending]
+        for k in range(f.free.shape[0] if self.pending else 0):
             if not np.any(np.all(D <= f.free[k], axis=1)):
                 for j in range(self.instance.m):
                     out[j] += int(f.free[k, j])
@@ -153,7 +147,9 @@ class DiscreteResult:
     def stranded_machines(self) -> int:
         """Machines with free space of which no pending task fits."""
         f = self.fill
-        D = f.data.demands[self.pending] if self.pending else np.zeros((0, self.instance.m), dtype=f.free.dtype)
+        if not self.pending:
+            return 0
+        D = f.data.demands[self.pending]
         return sum(1 for k in range(f.free.shape[0])
                    if np.any(f.free[k] > 0) and not np.any(np.all(D <= f.free[k], axis=1)))
 
@@ -187,13 +183,7 @@ class DiscreteResult:
 def progressive_filling(
     instance: Instance | Mapping[str, Any] | str | Path,
     policy: str | Policy | DiscretePolicy = "drf",
-    *,
-    tie_break: str = DEFAULT_TIE_BREAK,
-    on_full: str = "stop",
-    placement: str | Placement = DEFAULT_PLACEMENT,
-    seed: int = 0,
-    batch: bool = True,
-    record_picks: bool = True,
+    **options: Any,
 ) -> DiscreteResult:
     """Discrete progressive filling (Ghodsi et al., NSDI 2011, Algorithm 1).
 
@@ -206,20 +196,15 @@ def progressive_filling(
         ``"drf"`` (weighted dominant share), ``"asset"`` (aggregate share),
         any filling policy, or a discrete policy registered with
         :func:`models.discrete.register_discrete`.
-    tie_break : str
-        Who goes first among users with equal keys: ``largest-task``
-        (default; the paper's Table 1), ``smallest-task``, ``index``,
-        ``reverse``, ``name``, ``random`` (seeded).
-    on_full : {"stop", "skip"}
-        ``stop``: end at the first chosen task that does not fit (the
-        paper's pseudo-code); ``skip``: drop that user and go on.
-    placement : str or Placement
-        ``first-fit``, ``best-fit`` or ``machine-by-machine`` (the proof of
-        Theorem 7).
-    seed : int
-        For the ``random`` tie-break.
-    batch, record_picks : bool
-        See :func:`models.discrete.fill`.
+    **options
+        Keywords of :func:`models.discrete.fill`: ``tie_break`` (who goes
+        first among equal keys: ``largest-task``, the default and the
+        paper's Table 1, ``smallest-task``, ``index``, ``reverse``,
+        ``name``, ``random``), ``on_full`` (``stop``: end at the first
+        chosen task that does not fit, the paper's pseudo-code; ``skip``:
+        drop that user and go on), ``placement`` (``first-fit``,
+        ``best-fit``, ``machine-by-machine`` as in the proof of Theorem 7),
+        ``seed`` (random tie-break), ``batch``, ``record_picks``.
 
     Returns
     -------
@@ -238,8 +223,7 @@ def progressive_filling(
     (Fraction(3, 1), Fraction(2, 1))
     """
     inst = as_instance(instance)
-    return DiscreteResult(fill(inst, policy, tie_break=tie_break, on_full=on_full, placement=placement,
-                               seed=seed, batch=batch, record_picks=record_picks))
+    return DiscreteResult(fill(inst, policy, **options))
 
 
 # ---------------------------------------------------------------------------
@@ -257,7 +241,8 @@ class PropertyOutcome:
 def _guaranteed(inst: Instance, whole: bool) -> list[Fraction]:
     """Tasks user ``i`` gets from its own slice ``w_i / sum(w)`` of every
     resource (Section 3, sharing incentive; weighted, Section 4.3),
-    capped; floored in the discrete setting."""
+    capped; floored in the discrete setting. The slice is of the cluster's
+    totals, as one pool (machines are not split among users)."""
     wsum = sum(inst.weights_exact, Fraction(0))
     out = []
     for i in range(inst.n):

@@ -46,9 +46,10 @@ from .filling import FillingPolicy
 from .instance import Instance
 from .policy import Policy, get_policy
 
-#: Values below this bound are kept in numpy ``int64`` arrays (products of
-#: two such values and sums of up to 2**20 of them cannot overflow... the
-#: engine checks the products it forms against :data:`_INT64_SAFE`).
+#: Scaled values below this bound are kept in numpy ``int64`` arrays (else
+#: ``object`` arrays of Python ints). Elementwise differences of such values
+#: cannot overflow; every sum or product the engine forms in int64 is checked
+#: against this bound first, and totals are summed as Python ints.
 _INT64_SAFE: int = 2**62
 #: A level jump is tried only when at least this many picks may remain
 #: (below it, bisection costs more than single decisions).
@@ -168,7 +169,7 @@ class FillState:
     ----------
     instance : Instance
     data : IntegerData
-    tasks : ndarray of int64, shape (n,)
+    tasks : list of int
         Tasks placed so far per user.
     free : list of list of int
         Free (scaled) resources per machine (Python ints: scalar access in
@@ -179,7 +180,7 @@ class FillState:
 
     instance: Instance
     data: IntegerData
-    tasks: np.ndarray
+    tasks: list[int]
     free: list[list[int]]
     placed: list[dict[int, int]]
     _rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
@@ -218,6 +219,25 @@ class DiscretePolicy(ABC):
     :meth:`rates`, which lets the engine batch decisions. A key that
     depends on other users' allocations sets :attr:`global_keys`; the engine
     then re-evaluates every key at every decision (O(n) a decision).
+
+    Examples
+    --------
+    A scheduler that orders by dominant share, then by fewer running tasks
+    (a tuple key: not linear, so one heap operation per decision):
+
+    >>> class ShareThenCount(DiscretePolicy):
+    ...     name = "share-then-count"
+    ...     def key(self, state, i):
+    ...         inst, x = state.instance, int(state.tasks[i])
+    ...         dom = max(d / c for d, c in zip(inst.demands_exact[i], inst.capacity_exact))
+    ...         return (x * dom / inst.weights_exact[i], x)
+    >>> _ = register_discrete(ShareThenCount)
+    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
+    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> fill(inst, "share-then-count", placement="best-fit").tasks.tolist()
+    [3, 2]
+    >>> _ = _DISCRETE.pop("share-then-count")
     """
 
     name: ClassVar[str] = ""
@@ -349,11 +369,25 @@ def get_discrete_policy(spec: str | Policy | DiscretePolicy) -> DiscretePolicy:
     return LinearShare(pol)
 
 
+def integer_steps(rates: list[Fraction]) -> list[int]:
+    """Rates scaled by the least common multiple of their denominators:
+    integers in the same ratios (so keys compare exactly and fast).
+
+    >>> integer_steps([Fraction(2, 9), Fraction(1, 3)])
+    [2, 3]
+    """
+    den = 1
+    for r in rates:
+        den = math.lcm(den, r.denominator)
+    return [r.numerator * (den // r.denominator) for r in rates]
+
+
 # ---------------------------------------------------------------------------
 # tie-breaking
 # ---------------------------------------------------------------------------
-#: ``name -> f(instance, sizes, rng) -> rank`` (smaller rank wins a tie).
-TIE_BREAKS: dict[str, Callable[[Instance, list[Fraction], np.random.Generator], np.ndarray]] = {}
+#: ``name -> f(instance, sizes, rng) -> rank`` (smaller rank wins a tie);
+#: ``sizes`` are per-task key increments (integers or Fractions, same order).
+TIE_BREAKS: dict[str, Callable[[Instance, list[Any], np.random.Generator], np.ndarray]] = {}
 #: One line per tie-break, for ``--help`` and reports.
 TIE_BREAK_HELP: dict[str, str] = {}
 
@@ -375,32 +409,32 @@ def _order_to_rank(order: list[int] | np.ndarray) -> np.ndarray:
 
 @register_tie_break("largest-task", "the user whose task is the larger share goes first, then input order "
                                     "(reproduces the paper's Table 1: B before A)")
-def _tb_largest(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_largest(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return _order_to_rank(sorted(range(inst.n), key=lambda i: (-sizes[i], i)))
 
 
 @register_tie_break("smallest-task", "the user whose task is the smaller share goes first, then input order")
-def _tb_smallest(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_smallest(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return _order_to_rank(sorted(range(inst.n), key=lambda i: (sizes[i], i)))
 
 
 @register_tie_break("index", "input order (first user in the file first)")
-def _tb_index(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_index(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return np.arange(inst.n, dtype=np.int64)
 
 
 @register_tie_break("reverse", "reverse input order (last user in the file first)")
-def _tb_reverse(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_reverse(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return np.arange(inst.n - 1, -1, -1, dtype=np.int64)
 
 
 @register_tie_break("name", "user names in lexicographic order")
-def _tb_name(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_name(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return _order_to_rank(sorted(range(inst.n), key=lambda i: inst.users[i]))
 
 
 @register_tie_break("random", "a random order drawn once from the seed")
-def _tb_random(inst: Instance, sizes: list[Fraction], rng: np.random.Generator) -> np.ndarray:
+def _tb_random(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np.ndarray:
     return _order_to_rank(rng.permutation(inst.n))
 
 
@@ -458,10 +492,13 @@ class FirstFit(Placement):
 
     def place(self, state: FillState, i: int, count: int) -> int:
         k = self._cursor.get(i, 0)
-        K = len(state.free)
+        machines = state.free
+        K = len(machines)
+        dem = state.demand(i)
         done = 0
         while done < count and k < K:
-            take = min(state.fits_on(k, i), count - done)
+            free = machines[k]
+            take = min(min(free[j] // d for j, d in dem), count - done)
             if take:
                 state.put(k, i, take)
                 done += take
@@ -514,7 +551,7 @@ class BestFit(Placement):
     description = "machine left with the least free space (normalised by cluster capacity)"
 
     def start(self, state: FillState) -> None:
-        total = state.data.machines.sum(axis=0)
+        total = [sum(int(row[j]) for row in state.data.machines) for j in range(state.instance.m)]
         self._weight = np.array([1.0 / float(v) if v > 0 else 0.0 for v in total])
 
     def place(self, state: FillState, i: int, count: int) -> int:
@@ -582,6 +619,8 @@ class DiscreteFill:
         The scaling used (:meth:`IntegerData.exact` un-scales).
     decisions : int
         Heap operations made (a batch counts once).
+    rank : ndarray of int64, shape (n,)
+        The tie-break rank of every user (smaller wins a tie).
     """
 
     instance: Instance
@@ -689,11 +728,12 @@ def fill(
     place = get_placement(placement)
     data = IntegerData.of(instance)
     n = instance.n
-    state = FillState(instance=instance, data=data, tasks=np.zeros(n, dtype=np.int64),
+    state = FillState(instance=instance, data=data, tasks=[0] * n,
                       free=[[int(v) for v in row] for row in data.machines], placed=[{} for _ in range(data.machines.shape[0])])
     place.start(state)
     rates = pol.rates(instance)
-    sizes = rates if rates is not None else pol.task_sizes(instance)
+    steps = None if rates is None else integer_steps(rates)
+    sizes: list[Any] = steps if steps is not None else pol.task_sizes(instance)
     rank = TIE_BREAKS[tie_break](instance, sizes, np.random.default_rng(seed))
     run = _Run(state=state, place=place, rank=[int(r) for r in rank], stop=on_full == "stop",
                record=record_picks)
@@ -701,13 +741,14 @@ def fill(
         pass
     elif pol.global_keys:
         run.scan(pol)
-    elif rates is not None and batch:
-        run.batched(rates)
+    elif steps is not None and batch:
+        assert rates is not None
+        run.batched(steps, rates)
     else:
         run.heap(pol)
     runs = run.recorded() if record_picks else None
     return DiscreteFill(instance=instance, policy=pol.label, tie_break=tie_break, on_full=on_full,
-                        placement=place.name, tasks=state.tasks, runs=runs, failures=tuple(run.failures),
+                        placement=place.name, tasks=np.asarray(state.tasks, dtype=np.int64), runs=runs, failures=tuple(run.failures),
                         placed=state.placed,
                         free=np.array(state.free, dtype=data.machines.dtype).reshape(data.machines.shape), data=data, decisions=run.decisions, rank=rank)
 
@@ -729,7 +770,7 @@ class _Run:
 
     def _room(self, i: int) -> int | None:
         cap = self.state.data.caps[i]
-        return None if cap is None else cap - int(self.state.tasks[i])
+        return None if cap is None else cap - self.state.tasks[i]
 
     def _starters(self) -> list[int]:
         return [i for i in range(self.state.instance.n) if self._room(i) != 0]
@@ -792,7 +833,7 @@ class _Run:
             if self._room(i) == 0:
                 active.remove(i)
 
-    def batched(self, rates: list[Fraction]) -> None:
+    def batched(self, S: list[int], rates: list[Fraction]) -> None:
         """Linear keys ``tasks_i * S_i`` in exact integers.
 
         A popped user takes, in one placement call, every pick it would win
@@ -803,14 +844,10 @@ class _Run:
         bisection over ``L`` with vectorised integer arithmetic and repeated
         whenever many single decisions have gone by.
         """
-        den = 1
-        for r in rates:
-            den = math.lcm(den, r.denominator)
-        S = [int(r * den) for r in rates]
         st = self.state
-        heap = [(int(st.tasks[i]) * S[i], self.rank[i], i) for i in self._starters()]
+        heap = [(st.tasks[i] * S[i], self.rank[i], i) for i in self._starters()]
         heapq.heapify(heap)
-        jump = _LevelJump.make(self, S) if len(st.free) == 1 and self.place.plain_on_one_machine else None
+        jump = _LevelJump.make(self, S, rates) if len(st.free) == 1 and self.place.plain_on_one_machine else None
         every = 64
         since = every + len(heap)  # jump at once
         while heap:
@@ -824,7 +861,7 @@ class _Run:
             self.decisions += 1
             since += 1
             s = S[i]
-            x = int(st.tasks[i])
+            x = st.tasks[i]
             if heap:
                 k2, r2, _ = heap[0]
                 # picks j >= x of user i with (j*s, r) < (k2, r2)
@@ -841,7 +878,7 @@ class _Run:
                     return
                 continue
             if self._room(i) != 0:
-                heapq.heappush(heap, (int(st.tasks[i]) * s, r, i))
+                heapq.heappush(heap, (st.tasks[i] * s, r, i))
 
     def flush(self) -> None:
         """Move the picks recorded one by one into a chunk."""
@@ -866,29 +903,46 @@ class _Run:
         return min(sum(row[j] for row in st.free) // d for j, d in st.demand(i)) + 1
 
 
+#: Relative distance under which two float keys may hide an exact order
+#: different from theirs (float64 keys carry a relative error of a few
+#: 1e-16); such neighbours are re-sorted with exact integer keys.
+_KEY_NEAR: float = 1e-12
+
+
 @dataclass(eq=False)
 class _LevelJump:
-    """Vectorised level jumps on a pool (see :meth:`_Run.batched`)."""
+    """Vectorised level jumps on a pool (see :meth:`_Run.batched`).
+
+    The level is searched in floating point (integer keys may exceed
+    int64); the counts it gives are then recomputed from an exact integer
+    level and checked exactly, so a jump never places a task that the
+    one-by-one loop would not place, in the same order.
+    """
 
     run_: _Run
-    S: np.ndarray
+    S: list[int]
+    Sf: np.ndarray
+    P: np.ndarray
+    Q: np.ndarray
     caps: np.ndarray
 
     @classmethod
-    def make(cls, run: _Run, S: list[int]) -> _LevelJump | None:
-        """A jumper, or ``None`` when int64 arithmetic could overflow."""
+    def make(cls, run: _Run, S: list[int], rates: list[Fraction]) -> _LevelJump | None:
+        """A jumper, or ``None`` when int64 usage sums could overflow."""
         st = run.state
         D = st.data.demands
         if D.dtype != np.int64:
             return None
         n = st.instance.n
         free_max = max(st.free[0])
-        dmax = int(D.max())
-        if max(S) * (free_max + 2) >= _INT64_SAFE or n * (free_max + 2) * dmax >= _INT64_SAFE:
+        if n * (free_max + 2) * int(D.max()) >= _INT64_SAFE:
             return None
         big = free_max + 2  # no user ever holds more tasks than this on the pool
         caps = np.array([big if c is None else min(c, big) for c in st.data.caps], dtype=np.int64)
-        return cls(run_=run, S=np.asarray(S, dtype=np.int64), caps=caps)
+        small = all(r.numerator < _INT64_SAFE and r.denominator < _INT64_SAFE for r in rates)
+        P = np.array([r.numerator for r in rates] if small else [0] * n, dtype=np.int64)
+        Q = np.array([r.denominator for r in rates] if small else [0] * n, dtype=np.int64)
+        return cls(run_=run, S=S, Sf=np.array([float(v) for v in S]), P=P, Q=Q, caps=caps)
 
     def run(self, heap: list[tuple[int, int, int]]) -> tuple[bool, list[tuple[int, int, int]]]:
         """Allocate every pick below the largest fitting level; return
@@ -896,8 +950,8 @@ class _LevelJump:
         run = self.run_
         st = run.state
         act = np.fromiter((e[2] for e in heap), dtype=np.int64, count=len(heap))
-        x = st.tasks[act]
-        s = self.S[act]
+        x = np.asarray(st.tasks, dtype=np.int64)[act]
+        sf = self.Sf[act]
         D = st.data.demands[act]
         free = np.asarray(st.free[0], dtype=np.int64)
         pos = D > 0
@@ -905,54 +959,106 @@ class _LevelJump:
         top = np.minimum(self.caps[act], x + np.minimum(alone, self.caps[act]) + 1)
         if int((top - x).sum()) < JUMP_MIN_PICKS:
             return False, heap  # few picks remain: single decisions are cheaper
+        topf = top.astype(float)
 
-        def counts(level: int) -> np.ndarray:
-            return np.minimum(top, np.maximum(x, -(-level // s)))
+        def fits(cnt: np.ndarray) -> bool:
+            return bool(np.all((cnt - x) @ D <= free))
 
-        def fits(level: int) -> bool:
-            return bool(np.all((counts(level) - x) @ D <= free))
+        def approx(level: float) -> np.ndarray:
+            return np.maximum(x, np.minimum(topf, np.ceil(level / sf)).astype(np.int64))
 
-        lo = min(e[0] for e in heap)  # nothing lies below it
-        hi = int((top * s).max()) + 1
-        if fits(hi):
+        low = min(e[0] for e in heap)  # exact: nothing lies below it
+        lo, hi = float(low), float((topf * sf).max()) * 2 + 1
+        if fits(approx(hi)):
             lo = hi
         else:
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if fits(mid):
+            while hi - lo > max(1.0, lo * _KEY_NEAR):
+                mid = (lo + hi) / 2
+                if fits(approx(mid)):
                     lo = mid
                 else:
                     hi = mid
-        cnt = counts(lo)
+        # exact counts at an integer level at or below the float one
+        S = self.S
+        xs, tops, users = x.tolist(), top.tolist(), act.tolist()
+        level = max(int(lo), low)
+        while True:
+            cnt = np.array([max(xi, min(ti, -(-level // S[u]))) for xi, ti, u in zip(xs, tops, users, strict=True)],
+                           dtype=np.int64)
+            if fits(cnt) or level <= low:
+                break
+            level = low + (level - low) // 2
         inc = cnt - x
-        if not inc.any():
+        if not inc.any() or not fits(cnt):
             return False, heap
         grow = np.flatnonzero(inc)
         if run.record:
             run.flush()
-            users = np.repeat(act[grow], inc[grow])
-            first = np.repeat(np.cumsum(inc[grow]) - inc[grow], inc[grow])
-            j = np.repeat(x[grow], inc[grow]) + (np.arange(users.size) - first)
-            keys = j * self.S[users]
-            rank = np.asarray(run.rank, dtype=np.int64)[users]
-            n = len(run.rank)
-            if int(keys.max()) < _INT64_SAFE // n:
-                order = np.argsort(keys * n + rank)  # one key: (key, rank) is unique per pick
-            else:
-                order = np.lexsort((rank, keys))
-            seq = users[order]
-            start = np.flatnonzero(np.r_[True, seq[1:] != seq[:-1]])
-            run.chunks.append((seq[start], np.diff(np.r_[start, seq.size])))
-        used = inc @ D
-        st.free[0] = [int(v) for v in free - used]
-        st.tasks[act] = cnt
+            self._record(act[grow], x[grow], inc[grow])
+        st.free[0] = [int(v) for v in free - inc @ D]
         slot = st.placed[0]
-        for i, c in zip(act[grow].tolist(), inc[grow].tolist(), strict=True):
+        for i, c, t in zip(act[grow].tolist(), inc[grow].tolist(), cnt[grow].tolist(), strict=True):
             slot[i] = slot.get(i, 0) + c
-        rest = [(int(cnt[k]) * int(s[k]), run.rank[int(act[k])], int(act[k]))
-                for k in range(act.size) if run._room(int(act[k])) != 0]
+            st.tasks[i] = t
+        rest = [(t * S[u], run.rank[u], u) for t, u in zip(cnt.tolist(), users, strict=True) if run._room(u) != 0]
         heapq.heapify(rest)
         return True, rest
+
+    def _record(self, who: np.ndarray, first_task: np.ndarray, inc: np.ndarray) -> None:
+        """Append the new picks in exact (key, rank) order, run-length
+        encoded."""
+        run = self.run_
+        users = np.repeat(who, inc)
+        start = np.repeat(np.cumsum(inc) - inc, inc)
+        j = np.repeat(first_task, inc) + (np.arange(users.size) - start)
+        rank = np.asarray(run.rank, dtype=np.int64)[users]
+        keys = j * self.Sf[users]
+        order = np.lexsort((rank, keys))
+        if float(keys.max(initial=0.0)) >= 2.0**53 or max(self.S) >= 2**53:
+            order = self._exact_order(order, users, j, keys, rank)
+        seq = users[order]
+        cut = np.flatnonzero(np.r_[True, seq[1:] != seq[:-1]])
+        run.chunks.append((seq[cut], np.diff(np.r_[cut, seq.size])))
+
+    def _exact_order(self, order: np.ndarray, users: np.ndarray, j: np.ndarray, keys: np.ndarray,
+                     rank: np.ndarray) -> np.ndarray:
+        """Repair a float-key order where floats are not exact: neighbours
+        with close float keys are compared exactly (``j_a p_a q_b`` against
+        ``j_b p_b q_a`` in int64 when it cannot overflow, else in Python
+        integers); equal keys are put in rank order."""
+        ks = keys[order]
+        near = np.flatnonzero(np.diff(ks) <= _KEY_NEAR * np.abs(ks[1:]))
+        if not near.size:
+            return order
+        a, b = users[order[near]], users[order[near + 1]]
+        ja, jb = j[order[near]], j[order[near + 1]]
+        P, Q = self.P, self.Q
+        bound = int(j.max()) * int(P.max()) * int(Q.max())
+        if P.any() and bound < _INT64_SAFE:
+            equal = ja * P[a] * Q[b] == jb * P[b] * Q[a]
+        else:
+            S = self.S
+            equal = np.array([int(x) * S[int(u)] == int(y) * S[int(v)]
+                              for x, u, y, v in zip(ja, a, jb, b, strict=True)], dtype=bool)
+        if equal.all():
+            # runs of exactly equal keys, each put in rank order
+            tie = np.zeros(order.size, dtype=bool)
+            tie[near + 1] = True
+            group = np.cumsum(~tie)
+            return order[np.lexsort((rank[order], group))]
+        # close but unequal keys (rare): sort those stretches exactly
+        S, R = self.S, self.run_.rank
+        edges = np.zeros(order.size + 1, dtype=np.int64)
+        np.add.at(edges, near, 1)
+        np.add.at(edges, near + 2, -1)
+        inside = np.cumsum(edges[:-1]) > 0
+        bounds = np.flatnonzero(np.diff(np.r_[0, inside.astype(np.int8), 0]))
+        out = order.copy()
+        for lo, hi in zip(bounds[::2], bounds[1::2], strict=True):
+            seg = out[lo:hi].tolist()
+            seg.sort(key=lambda p: (int(j[p]) * S[int(users[p])], R[int(users[p])]))
+            out[lo:hi] = seg
+        return out
 
 
 __all__ = [

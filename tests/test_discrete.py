@@ -75,12 +75,12 @@ def theorem7_cases(count: int, seed: int):
 
 def test_theorem7_bound_on_random_instances() -> None:
     runs = 0
-    for inst, policy, placement, on_full in theorem7_cases(1200, seed=7):
+    for inst, policy, placement, on_full in theorem7_cases(2000, seed=7):
         c = compare(inst, policy, placement=placement, on_full=on_full, properties=False)
         assert c.theorem7.applies
         assert c.theorem7.holds, (inst.to_dict(), policy, placement, on_full, c.theorem7)
         runs += 1
-    assert runs == 1200
+    assert runs == 2000
 
 
 @pytest.mark.slow
@@ -153,3 +153,32 @@ def test_cli_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], ar
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_discrete_command_does_not_import_cvxpy() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from analyzer.cli import main; rc = main(['discrete', %r, '--format', 'json']); "
+            "sys.stdout.flush(); assert rc == 0 and 'cvxpy' not in sys.modules, sorted(sys.modules)") % str(PAPER)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_compare_with_a_discrete_only_policy_measures_in_drf_shares() -> None:
+    from models.discrete import DiscretePolicy
+
+    class FewestTasks(DiscretePolicy):
+        """Round robin on task counts (not a filling policy)."""
+
+        name = "test-fewest-tasks"
+
+        def key(self, state, i):
+            return state.tasks[i]
+
+    c = compare(PAPER, FewestTasks(), tie_break="index")
+    assert c.continuous.policy == "drf"
+    # A, B, A, B use 8 CPUs; A's third task takes the last one, B's third fits nowhere
+    assert c.discrete.picks == ["A", "B", "A", "B", "A"]
+    assert c.discrete.failures == ["B"]
+    assert c.theorem7.holds and c.gap_max_tasks == (0, 0)

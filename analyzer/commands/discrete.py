@@ -87,9 +87,10 @@ def comparison_tables(cmp: Any) -> tuple[list[Table], list[str]]:
     if not f.data.pooled:
         placed = disc.placement
         tables.append(Table(
-            f"Placement per machine ({f.placement}; {len(placed)} of {len(f.data.machine_names)} machines used)",
-            ["machine", *inst.users],
-            [[k, *[slot.get(u, 0) for u in inst.users]] for k, slot in placed.items()],
+            f"Placement per machine ({f.placement}; {len(placed)} of {len(f.data.machine_names)} machines used; "
+            "consecutive machines with the same tasks grouped)",
+            ["machines", "count", *inst.users],
+            [[label, count, *[slot.get(u, 0) for u in inst.users]] for label, count, slot in group_machines(disc)],
         ))
     notes = [f"tie-break {f.tie_break}, on full: {f.on_full}, placement {f.placement}, "
              f"{f.decisions} heap decisions"]
@@ -112,3 +113,18 @@ def comparison_tables(cmp: Any) -> tuple[list[Table], list[str]]:
     if cmp.continuous.message:
         notes.append(f"continuous: {cmp.continuous.message}")
     return tables, notes
+
+
+def group_machines(disc: Any) -> list[tuple[str, int, dict[str, int]]]:
+    """Consecutive machines holding the same tasks, as ``(label, count,
+    tasks)``; empty machines included, so the groups cover the cluster."""
+    names = disc.fill.data.machine_names
+    placed = disc.placement
+    groups: list[tuple[str, int, dict[str, int]]] = []
+    first = 0
+    for k in range(1, len(names) + 1):
+        if k == len(names) or placed.get(names[k], {}) != placed.get(names[first], {}):
+            label = names[first] if k - first == 1 else f"{names[first]} .. {names[k - 1]}"
+            groups.append((label, k - first, placed.get(names[first], {})))
+            first = k
+    return groups
