@@ -9,6 +9,8 @@ from models import Allocation, Instance, InstanceError, Policy, PolicyError, Sol
 from .api import as_instance, solve
 from .check import check
 from .discrete import progressive_filling
+from .table import PropertyTable, property_table
+from .search import search  # noqa: E402 -- the function shadows the subpackage name on purpose
 
 __all__ = [
     "Allocation",
@@ -16,12 +18,15 @@ __all__ = [
     "InstanceError",
     "Policy",
     "PolicyError",
+    "PropertyTable",
     "SolverError",
     "as_instance",
     "check",
     "available",
     "get_policy",
     "progressive_filling",
+    "property_table",
     "register",
+    "search",
     "solve",
 ]

@@ -29,7 +29,7 @@ from .render import Table, _latex_escape, render_tables, to_json
 from .search.classes import InstanceClass
 from .search.engine import Cell, SearchResult, cell_key, make_cell, run_cell
 from .search.pool import process_pool, resolve_workers
-from .search.stream import Recorder, open_stream
+from .search.stream import Recorder, open_stream, read_records
 
 #: Instances per cell when no budget is given.
 DEFAULT_BUDGET: int = 10_000
@@ -214,10 +214,20 @@ class TableRun:
                         self._add(result)
         except KeyboardInterrupt:
             self.table.interrupted = True
+            self._collect_streamed()
             raise
         finally:
             self.table.seconds = time.perf_counter() - t0
         return self.table
+
+    def _collect_streamed(self) -> None:
+        """Add cells that workers finished and streamed but whose results had
+        not reached this process yet."""
+        if self.recorder.path is None:
+            return
+        for key, done in read_records(self.recorder.path).finished.items():
+            if key not in self.table.cells and any(c.key == key for c in self.cells):
+                self._add(SearchResult.from_dict(done))
 
     def _add(self, result: SearchResult) -> None:
         self.table.cells[cell_key(result.policy, result.property)] = result

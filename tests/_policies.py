@@ -21,17 +21,37 @@ class SerialDictatorship(Policy):
         a = self.solve_exact(instance)
         return Allocation(instance=instance, x=a.x, policy=self.label)
 
+    def order(self, instance: Instance) -> list[int]:
+        """The users in the order they choose."""
+        return list(range(instance.n))
+
     def solve_exact(self, instance: Instance) -> Allocation:
         left = list(instance.capacity_exact)
-        xs: list[Fraction] = []
-        for d, k in zip(instance.demands_exact, instance.max_tasks_exact, strict=True):
+        xs: list[Fraction] = [Fraction(0)] * instance.n
+        for i in self.order(instance):
+            d, k = instance.demands_exact[i], instance.max_tasks_exact[i]
             t = min(left[j] / d[j] for j in range(instance.m) if d[j] > 0)
             if k is not None:
                 t = min(t, k)
             left = [left[j] - t * d[j] for j in range(instance.m)]
-            xs.append(t)
+            xs[i] = t
         return Allocation(instance=instance, x=np.array([float(v) for v in xs]), policy=self.label,
                           exact=True, x_exact=tuple(xs))
+
+
+class BalancedFirst(SerialDictatorship):
+    """Serial dictatorship, the most balanced demand (smallest dominant share
+    over summed share, a scale-free number) choosing first: manipulable by
+    reporting a balanced demand."""
+
+    name = "test-balanced-first"
+
+    def order(self, instance: Instance) -> list[int]:
+        def key(i: int) -> tuple[Fraction, int]:
+            sh = [d / c for d, c in zip(instance.demands_exact[i], instance.capacity_exact, strict=True)]
+            return (max(sh) / sum(sh), i)
+
+        return sorted(range(instance.n), key=key)
 
 
 class EqualSplit(Policy):

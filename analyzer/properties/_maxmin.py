@@ -25,7 +25,8 @@ def check_maxmin_on(prop: str, policy: str | Policy, instance: Instance, mode: s
     if not off.any():
         return None
     xe = ev.verified(instance)
-    order = np.argsort(-np.abs(x - reff), kind="stable")
+    # the harmed users (below the reference) first, largest gap first
+    order = np.lexsort((-np.abs(x - reff), ~(x < reff)))
     for i in order:
         if ev.below(xe[i], ref[i]) or ev.below(ref[i], xe[i]):
             u = instance.users[i]

@@ -10,7 +10,7 @@ the policy, the property, the instance class and the mode:
    (uniform, log-uniform, shared dominant resource, near-ties) with a
    generator seeded by ``(seed, cell, k)``;
 3. optimisation of the violation margin (:mod:`~analyzer.search.margins`)
-   with Nelder-Mead from the closest near misses of phases 1-2, for the last
+   with scipy's Powell method from the closest near misses of phases 1-2, for the last
    ``OPT_FRACTION * budget`` checks (only for properties with a margin).
 
 Instances the policy does not support, or the property says nothing about,
@@ -51,7 +51,7 @@ GRID_FRACTION: float = 0.3
 #: Share of the budget given to margin optimisation (when a margin exists).
 OPT_FRACTION: float = 0.1
 #: Positions a search may skip (unsupported / not applicable) per unit of budget.
-GENERATE_FACTOR: int = 20
+GENERATE_FACTOR: int = 10
 #: Positions per chunk of work.
 CHUNK: int = 64
 #: Positions per chunk sent to a worker of a process pool.
@@ -60,6 +60,11 @@ POOL_CHUNK: int = 256
 NEAR_MISSES: int = 8
 #: The margin is computed on every ``MARGIN_EVERY``-th checked instance.
 MARGIN_EVERY: int = 4
+#: scipy.optimize method of the optimisation phase (derivative-free; line
+#: searches along each parameter suit the piecewise-linear margins).
+OPT_METHOD: str = "Powell"
+#: Evaluations planned per optimisation start (fewer starts on small budgets).
+EVALS_PER_START: int = 60
 #: Denominators tried when an optimised float instance is made exact.
 EXACT_DENOMINATORS: tuple[int, ...] = (1, 10, 100, 1000)
 
@@ -414,12 +419,12 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
 
 def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float], budget: int,
               recorder: Recorder, tick: Progress) -> Violation | None:
-    """Nelder-Mead on the log of the positive capacities and demands of each
-    near miss, minimising the margin; a numerically negative margin is
+    """Derivative-free minimisation (:data:`OPT_METHOD`) over the log of the
+    positive capacities and demands of each near miss, minimising the margin; a numerically negative margin is
     handed to the exact check."""
     from scipy.optimize import minimize
 
-    starts = list(st.near)
+    starts = list(st.near)[:max(1, int(budget * OPT_FRACTION) // EVALS_PER_START)]
     while st.opt_start < len(starts) and st.checked < budget:
         _, pos = starts[st.opt_start]
         _, base = cell.at(pos)
@@ -453,7 +458,7 @@ def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float
             return mg
 
         try:
-            minimize(objective, x0, method="Nelder-Mead", options={"maxfev": per_start})
+            minimize(objective, x0, method=OPT_METHOD, options={"maxfev": per_start})
         except _Stop:
             pass
         except _Found as f:
