@@ -102,7 +102,7 @@ class MesosShare(VariantShare):
         if tree.flat:
             t = int(state.tasks[i])
             return ((t * self.flat_rates(state)[i], t, tree.label[i]),)
-        stamp = (id(state), int(state.tasks.sum()))
+        stamp = (id(state), sum(state.tasks))
         if prep["cache"] is None or prep["cache"][0] != stamp:
             prep["cache"] = (stamp, self.node_keys(state, self.subtree_counts(state)))
         nodes = prep["cache"][1]

@@ -108,7 +108,7 @@ class VolcanoShare(VariantShare):
     def key(self, state: FillState, i: int) -> tuple[tuple[bool, Fraction, str], ...]:
         """Keys of the user's ancestors from the top down, then its own."""
         prep = self.prepared(state.instance)
-        stamp = (id(state), int(state.tasks.sum()))
+        stamp = (id(state), sum(state.tasks))
         if prep["cache"] is None or prep["cache"][0] != stamp:
             prep["cache"] = (stamp, self.node_keys(state))
         nodes = prep["cache"][1]
