@@ -109,3 +109,9 @@ def test_discrete_property_table_runs_on_every_variant() -> None:
             assert cell.holds is not None
             if not cell.holds:
                 assert cell.counterexample is not None
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_documented_examples_are_what_the_sweeps_find(kind: str) -> None:
+    # docs/variants.md: `fairalloc variants --find KIND --seed 0 --out examples/variants_KIND.toml`
+    assert Instance.load(f"examples/variants_{kind}.toml") == find_difference(kind, seed=0).instance

@@ -31,6 +31,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from models import Instance
+    from models.discrete import get_discrete_policy
 
     from ..variants import find_difference, side_by_side
 
@@ -52,7 +53,10 @@ def run(args: argparse.Namespace) -> int:
             notes.append(f"written to {args.out}; rerun with: fairalloc variants {args.out}")
     else:
         inst = Instance.load(args.file)
-        outs = side_by_side(inst, split_list(args.policy, "policy"), on_full=args.on_full)
+        names = split_list(args.policy, "policy")
+        for name in names:
+            get_discrete_policy(name)  # an unknown name is an error, not an "n/a" row
+        outs = side_by_side(inst, names, on_full=args.on_full)
     if args.format == "json":
         write_out(to_json({"instance": inst.to_dict(), "on_full": args.on_full,
                            "tasks": {o.policy: (dict(zip(inst.users, o.tasks, strict=True)) if o.tasks else None)
