@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ..discrete import FillState, _Run
+from ..discrete import FillState, _Run, integer_steps
 from ..instance import Instance
 from ..policy import register
 from ._common import GroupTree, VariantPolicy, VariantShare, demand_floor, name_rank, totals
@@ -95,7 +95,7 @@ class MesosShare(VariantShare):
                 counts[tree.parent[k]] += counts[k]
         return counts
 
-    def key(self, state: FillState, i: int) -> tuple[tuple[Fraction, int, str], ...]:
+    def key(self, state: FillState, i: int) -> tuple[tuple[Any, int, str], ...]:
         """Keys of the user's roles from the top down, then its own."""
         prep = self.prepared(state.instance)
         tree: GroupTree = prep["tree"]
@@ -108,8 +108,9 @@ class MesosShare(VariantShare):
         nodes = prep["cache"][1]
         return tuple(nodes[k] for k in prep["tree"].path[i])
 
-    def flat_rates(self, state: FillState) -> list[Fraction]:
-        """Without roles, a user's share per task (exact, cached)."""
+    def flat_rates(self, state: FillState) -> list[int]:
+        """Without roles, a user's share per task, as integers in the same
+        ratios (:func:`~models.discrete.integer_steps`; exact and fast)."""
         prep = self.prepared(state.instance)
         if prep.get("rates") is None:
             T = totals(state.data)
@@ -117,7 +118,7 @@ class MesosShare(VariantShare):
             for i, w in enumerate(state.instance.weights_exact):
                 d = state.data.demands[i]
                 out.append(max((Fraction(int(d[j]), T[j]) for j in prep["counted"]), default=Fraction(0)) / w)
-            prep["rates"] = out
+            prep["rates"] = integer_steps(out)
         return prep["rates"]
 
     def drive(self, run: _Run) -> bool:
@@ -152,7 +153,7 @@ class MesosShare(VariantShare):
         if tree.flat:
             rate = self.flat_rates(st)
             names = prep["name"]
-            heap = [(Fraction(0), 0, names[i], i) for i in active]
+            heap = [(0, 0, names[i], i) for i in active]
             heapq.heapify(heap)
             for k in agents:
                 free = st.free[k]
