@@ -272,7 +272,8 @@ class DiscretePolicy(ABC):
 
         For allocators whose unit of decision is not one task, e.g. Mesos
         offering one machine at a time (:mod:`models.variants.mesos`). The
-        loop places tasks with ``run.take(i, count, machine)``.
+        loop places tasks with ``run.take(i, count, machine)`` (on a given
+        machine) or ``run.place_tasks(i, count)`` (through the placement).
         """
         return False
 
@@ -781,6 +782,12 @@ class _Run:
         if got:
             self._record(i, got)
         return got
+
+    def place_tasks(self, i: int, count: int) -> int:
+        """For :meth:`DiscretePolicy.drive` loops: place up to ``count``
+        tasks of user ``i`` through the run's placement strategy; record;
+        return how many were placed."""
+        return self._take(i, count)
 
     def _record(self, i: int, got: int) -> None:
         self.state.tasks[i] += got

@@ -27,6 +27,7 @@ until they start borrowing. Tasks are handed out one at a time.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -40,7 +41,7 @@ class KueueShare(VariantShare):
     """The discrete form of :class:`Kueue`."""
 
     def prepare(self, instance: Instance) -> dict[str, Any]:
-        return {"quota": None, "lendable": None}
+        return {"quota": None, "lendable": None, "data": None}
 
     def quotas(self, state: FillState) -> tuple[list[list[Fraction]], list[Fraction]]:
         """Scaled quota per user and resource, and lendable per resource."""
@@ -57,16 +58,30 @@ class KueueShare(VariantShare):
             prep["lendable"] = [sum((row[j] for row in q), Fraction(0)) for j in range(inst.m)]
         return prep["quota"], prep["lendable"]
 
-    def key(self, state: FillState, i: int) -> tuple[Fraction, int]:
-        """``(borrowing share / weight, input position)``."""
-        q, L = self.quotas(state)
+    def lines(self, state: FillState) -> list[list[tuple[int, int]]]:
+        """Per user, ``(A, B)`` per lendable resource it uses, integers with
+        ``Z * share_j = t * A - B`` for one common factor ``Z`` (exact
+        comparisons without Fractions)."""
+        prep = self.prepared(state.instance)
+        if prep.get("data") is not state.data:
+            q, L = self.quotas(state)
+            w = state.instance.weights_exact
+            raw = [[(d / (L[j] * w[i]), q[i][j] / (L[j] * w[i])) for j, d in state.demand(i) if L[j] > 0]
+                   for i in range(state.instance.n)]
+            Z = 1
+            for row in raw:
+                for a, b in row:
+                    Z = math.lcm(Z, a.denominator, b.denominator)
+            prep["lines"] = [[(int(a * Z), int(b * Z)) for a, b in row] for row in raw]
+            prep["data"] = state.data
+        return prep["lines"]
+
+    def key(self, state: FillState, i: int) -> tuple[int, int]:
+        """``(borrowing share / weight, input position)``; the share is
+        scaled by a positive constant (:meth:`lines`)."""
         t = int(state.tasks[i])
-        share = Fraction(0)
-        for j, d in state.demand(i):
-            over = t * d - q[i][j]
-            if over > 0 and L[j] > 0:
-                share = max(share, over / L[j])
-        return (share / state.instance.weights_exact[i], i)
+        over = max((t * a - b for a, b in self.lines(state)[i]), default=0)
+        return (max(over, 0), i)
 
 
 @register

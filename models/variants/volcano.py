@@ -33,7 +33,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ..discrete import FillState
+from ..discrete import FillState, _Run, integer_steps
 from ..instance import Instance
 from ..policy import register
 from ._common import GroupTree, VariantPolicy, VariantShare, totals
@@ -63,7 +63,25 @@ class VolcanoShare(VariantShare):
 
     def prepare(self, instance: Instance) -> dict[str, Any]:
         tree = GroupTree.of(instance)
-        return {"tree": tree, "children": tree.children(), "cache": None}
+        return {"tree": tree, "children": tree.children(), "cache": None, "data": None}
+
+    def constants(self, state: FillState) -> dict[str, Any]:
+        """Per run: totals, and each user's share of one task (``None``
+        when it needs a resource of total 0: its share is 1 once it holds
+        anything, which it never can)."""
+        prep = self.prepared(state.instance)
+        if prep["data"] is not state.data:
+            T = totals(state.data)
+            rate: list[Fraction | None] = []
+            for i in range(state.instance.n):
+                dem = state.demand(i)
+                rate.append(None if any(T[j] == 0 for j, _ in dem) else max(Fraction(d, T[j]) for j, d in dem))
+            # flat trees compare share / weight as integers in the same ratios (a user needing a
+            # resource of total 0 never holds a task, so its share stays 0: step 0)
+            w = state.instance.weights_exact
+            steps = integer_steps([Fraction(0) if r is None else r / w[i] for i, r in enumerate(rate)])
+            prep.update(T=T, rate=rate, steps=steps, data=state.data)
+        return prep
 
     def saturated_leaf(self, state: FillState, i: int, free_total: list[int]) -> bool:
         """At its cap, or a needed resource has less than one task left."""
@@ -72,29 +90,50 @@ class VolcanoShare(VariantShare):
             return True
         return any(free_total[j] < d for j, d in state.demand(i))
 
-    def node_keys(self, state: FillState) -> list[tuple[bool, Fraction, str]]:
+    def node_keys(self, state: FillState) -> list[tuple[bool, Any, str]]:
         """``(saturated, share / weight, label)`` of every node after the
-        bottom-up rescaling."""
-        prep = self.prepared(state.instance)
+        bottom-up rescaling (without groups, the shares are integers in the
+        same ratios)."""
+        prep = self.constants(state)
         tree: GroupTree = prep["tree"]
-        T = totals(state.data)
+        T, rate = prep["T"], prep["rate"]
         m = state.instance.m
-        free_total = [sum(row[j] for row in state.free) for j in range(m)]
+        tasks = [int(t) for t in state.tasks]
+        used = [0] * m
+        for i, t in enumerate(tasks):
+            if t:
+                for j, d in state.demand(i):
+                    used[j] += t * d
+        free_total = [a - b for a, b in zip(T, used, strict=True)]
+        if tree.flat:
+            steps = prep["steps"]
+            return [(self.saturated_leaf(state, i, free_total), tasks[i] * steps[i], tree.label[i])
+                    for i in range(len(tasks))]
         N = len(tree.parent)
-        alloc: list[list[Any]] = [[0] * m for _ in range(N)]
         share = [Fraction(0)] * N
         sat = [False] * N
         for i, k in enumerate(tree.leaf):
-            t = int(state.tasks[i])
-            alloc[k] = [t * int(d) for d in state.data.demands[i]]
-            share[k] = dominant(alloc[k], T)
+            t = tasks[i]
+            r = rate[i]
+            share[k] = Fraction(1 if t else 0) if r is None else t * r
             sat[k] = self.saturated_leaf(state, i, free_total)
-        children = prep["children"]
-        for k in range(N - len(tree.leaf) - 1, -1, -1):  # groups, deepest first
+        self._rescale(state, tree, prep["children"], tasks, share, sat)
+        return [(sat[k], share[k] / tree.weight[k], tree.label[k]) for k in range(N)]
+
+    @staticmethod
+    def _rescale(state: FillState, tree: GroupTree, children: dict[int, list[int]], tasks: list[int],
+                 share: list[Fraction], sat: list[bool]) -> None:
+        """Groups, deepest first: each unsaturated child scaled to the
+        smallest dominant share among them, saturated children as they are."""
+        m = state.instance.m
+        T = totals(state.data)
+        alloc: dict[int, list[Any]] = {k: [tasks[i] * int(d) for d in state.data.demands[i]]
+                                       for i, k in enumerate(tree.leaf)}
+        for k in range(len(tree.parent) - len(tree.leaf) - 1, -1, -1):
             kids = children.get(k, [])
             live = [c for c in kids if share[c] != 0 and not sat[c]]
             floor = min((share[c] for c in live), default=Fraction(1))
-            total = [Fraction(0)] * m
+            total: list[Any] = [Fraction(0)] * m
             for c in kids:
                 if share[c] == 0:
                     continue
@@ -103,7 +142,6 @@ class VolcanoShare(VariantShare):
             alloc[k] = total
             share[k] = dominant(total, T)
             sat[k] = all(sat[c] for c in kids)
-        return [(sat[k], share[k] / tree.weight[k], tree.label[k]) for k in range(N)]
 
     def key(self, state: FillState, i: int) -> tuple[tuple[bool, Fraction, str], ...]:
         """Keys of the user's ancestors from the top down, then its own."""
@@ -113,6 +151,27 @@ class VolcanoShare(VariantShare):
             prep["cache"] = (stamp, self.node_keys(state))
         nodes = prep["cache"][1]
         return tuple(nodes[k] for k in prep["tree"].path[i])
+
+    def drive(self, run: _Run) -> bool:
+        """One decision at a time; the tree is computed once per decision
+        (the engine's generic scan would ask for every user's key)."""
+        st = run.state
+        path = self.prepared(st.instance)["tree"].path
+        caps = st.data.caps
+        active = [i for i in range(st.instance.n) if caps[i] is None or caps[i] > 0]
+        while active:
+            nodes = self.node_keys(st)
+            i = min(active, key=lambda u: tuple(nodes[k] for k in path[u]))
+            run.decisions += 1
+            if not run.place_tasks(i, 1):
+                run.failures.append(i)
+                active.remove(i)
+                if run.stop:
+                    return True
+                continue
+            if caps[i] is not None and int(st.tasks[i]) >= caps[i]:
+                active.remove(i)
+        return True
 
 
 @register
