@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from models import Policy, PolicyError, get_policy
@@ -55,7 +53,7 @@ def check(
     >>> check("drf", inst, "sharing-incentive") is None
     True
     """
-    inst = as_instance(instance) if isinstance(instance, Mapping | str | Path) else instance
+    inst = as_instance(instance)
     pol = get_policy(policy)
     prop = get_property(property)
     check_mode(mode)

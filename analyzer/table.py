@@ -23,14 +23,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from models import Policy, get_policy
+from models.filling import FillingPolicy
 
-from .properties.base import CONTINUOUS, Property, available_properties, get_property
+from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, _latex_escape, render_tables, to_json
 from .search.classes import InstanceClass
 from .search.engine import Cell, SearchResult, cell_key, make_cell, run_cell
-from .search.pool import process_pool, resolve_workers
+from .search.pool import process_pool, resolve_workers, warm_up
 from .search.stream import Recorder, open_stream, read_records
 
+#: Column order of the paper's Table 2 (other properties follow, by name).
+PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy-freeness", "pareto-efficiency",
+                                "single-resource-fairness", "bottleneck-fairness", "population-monotonicity",
+                                "resource-monotonicity")
 #: Instances per cell when no budget is given.
 DEFAULT_BUDGET: int = 10_000
 #: Symbols of the three cell states.
@@ -181,7 +186,7 @@ class TableRun:
                  budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                  mode: str = CONTINUOUS, out: str | None = None, resume: bool = False, workers: int | None = None,
                  on_cell: Callable[[SearchResult], None] | None = None) -> None:
-        props = list(properties) if properties is not None else list(available_properties())
+        props = list(properties) if properties is not None else default_properties()
         self.cells = [make_cell(p, q, budget, seed, instance_class, mode) for q in props for p in policies]
         pols = list(dict.fromkeys(c.policy.label for c in self.cells))
         names = list(dict.fromkeys(c.prop.name for c in self.cells))
@@ -203,6 +208,11 @@ class TableRun:
                 self._add(SearchResult.from_dict(done))
             else:
                 todo.append(c)
+        # slow cells first (policies without the vectorised filling path), so
+        # that no long cell starts last and leaves the other workers idle
+        todo.sort(key=lambda c: isinstance(c.policy, FillingPolicy))
+        if min(self.workers, len(todo)) > 1:
+            warm_up(todo)
         try:
             with process_pool(min(self.workers, len(todo))) as pool:
                 args = [(c, self.recorder, self.state.progress.get(c.key)) for c in todo]
@@ -234,6 +244,12 @@ class TableRun:
         self.on_cell(result)
 
 
+def default_properties() -> list[str]:
+    """Every registered property, in the paper's Table 2 order first."""
+    names = list(available_properties())
+    return [p for p in PAPER_ORDER if p in names] + sorted(p for p in names if p not in PAPER_ORDER)
+
+
 def _star_run_one(args: tuple[Cell, Recorder, dict[str, Any] | None]) -> SearchResult:
     return _run_one(*args)
 
@@ -247,9 +263,10 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     Parameters
     ----------
     policies : list of str or Policy
-        Rows of the table (``["asset", "ceei", "drf"]``).
+        Columns of the output (``["asset", "ceei", "drf"]``).
     properties : list of str or Property, optional
-        Columns; default: every registered property.
+        Rows of the output; default: every registered property, in the
+        order of the paper's Table 2.
     budget : int
         Instances checked per cell.
     seed : int

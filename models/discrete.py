@@ -11,7 +11,9 @@ outcome with the continuous solution.
 
 Extension points (all registries are dicts filled by decorators):
 
-* :class:`DiscretePolicy` -- which user gets the next task. A policy gives a
+* :class:`DiscretePolicy` -- which user gets the next task (one file per
+  policy in the package ``models/discrete_policies/``, imported on first
+  use, each registering with :func:`register_discrete`). A policy gives a
   per-user *share key* (smaller goes first). A policy whose key is
   ``tasks_i * rate_i`` (every :class:`~models.filling.FillingPolicy`, e.g.
   ``drf`` and ``asset``) declares its exact rates and is *batched*; any
@@ -57,6 +59,9 @@ JUMP_MIN_PICKS: int = 512
 #: Stopping variants: ``stop`` ends at the first chosen task that does not
 #: fit (the paper's Algorithm 1); ``skip`` drops that user and goes on.
 ON_FULL: tuple[str, ...] = ("stop", "skip")
+#: The tie-break of the filling policies: the larger task first (the
+#: paper's Table 1 starts with B, whose task is the larger dominant share).
+DEFAULT_TIE_BREAK: str = "largest-task"
 
 
 # ---------------------------------------------------------------------------
@@ -244,6 +249,9 @@ class DiscretePolicy(ABC):
     description: ClassVar[str] = ""
     source: ClassVar[str] = ""
     global_keys: ClassVar[bool] = False
+    #: The tie-break used when the caller names none (a key of
+    #: :data:`TIE_BREAKS`; e.g. a scheduler that orders equal shares by name).
+    default_tie_break: ClassVar[str] = DEFAULT_TIE_BREAK
 
     @property
     def label(self) -> str:
@@ -339,8 +347,35 @@ def register_discrete(cls: DP) -> DP:
     return cls
 
 
+#: Package whose modules are imported (once) to register discrete-only
+#: policies, one per file, like :mod:`models.policies`.
+PLUGIN_PACKAGE: str = "models.discrete_policies"
+_PLUGINS_LOADED = False
+
+
+def _load_plugins() -> None:
+    """Import every module of :data:`PLUGIN_PACKAGE` when it exists."""
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    import importlib
+    import pkgutil
+
+    try:
+        package = importlib.import_module(PLUGIN_PACKAGE)
+    except ModuleNotFoundError as exc:
+        if exc.name != PLUGIN_PACKAGE:
+            raise
+        return
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{PLUGIN_PACKAGE}.{info.name}")
+
+
 def discrete_policies() -> dict[str, type[DiscretePolicy]]:
     """Registered discrete-only policies (filling policies come on top)."""
+    _load_plugins()
     return dict(sorted(_DISCRETE.items()))
 
 
@@ -354,6 +389,7 @@ def get_discrete_policy(spec: str | Policy | DiscretePolicy) -> DiscretePolicy:
     """
     if isinstance(spec, DiscretePolicy):
         return spec
+    _load_plugins()
     if isinstance(spec, str) and spec in _DISCRETE:
         return _DISCRETE[spec]()
     pol = get_policy(spec)
@@ -439,8 +475,6 @@ def _tb_random(inst: Instance, sizes: list[Any], rng: np.random.Generator) -> np
     return _order_to_rank(rng.permutation(inst.n))
 
 
-#: The default tie-break.
-DEFAULT_TIE_BREAK: str = "largest-task"
 
 
 # ---------------------------------------------------------------------------
@@ -492,20 +526,28 @@ class FirstFit(Placement):
         self._cursor: dict[int, int] = {}
 
     def place(self, state: FillState, i: int, count: int) -> int:
-        k = self._cursor.get(i, 0)
+        cursor = self._cursor
+        k = cursor.get(i, 0)
         machines = state.free
         K = len(machines)
         dem = state.demand(i)
         done = 0
         while done < count and k < K:
             free = machines[k]
-            take = min(min(free[j] // d for j, d in dem), count - done)
+            take = count - done
+            for j, d in dem:
+                q = free[j] // d
+                if q < take:
+                    take = q
             if take:
-                state.put(k, i, take)
+                for j, d in dem:
+                    free[j] -= d * take
+                slot = state.placed[k]
+                slot[i] = slot.get(i, 0) + take
                 done += take
             if done < count:
                 k += 1
-        self._cursor[i] = k
+        cursor[i] = k
         return done
 
 
@@ -669,7 +711,7 @@ def fill(
     instance: Instance,
     policy: str | Policy | DiscretePolicy = "drf",
     *,
-    tie_break: str = DEFAULT_TIE_BREAK,
+    tie_break: str | None = None,
     on_full: str = "stop",
     placement: str | Placement = DEFAULT_PLACEMENT,
     seed: int = 0,
@@ -691,8 +733,9 @@ def fill(
     policy : str, Policy or DiscretePolicy
         ``"drf"``, ``"asset"``, any filling policy, or a registered
         discrete policy.
-    tie_break : str
-        A key of :data:`TIE_BREAKS`.
+    tie_break : str, optional
+        A key of :data:`TIE_BREAKS`; by default the policy's
+        ``default_tie_break`` (``largest-task`` for filling policies).
     on_full : {"stop", "skip"}
     placement : str or Placement
         A key of :data:`PLACEMENTS`.
@@ -720,9 +763,11 @@ def fill(
     """
     if on_full not in ON_FULL:
         raise PolicyError(f"on_full: must be one of {', '.join(ON_FULL)}, got {on_full!r}")
+    pol = get_discrete_policy(policy)
+    if tie_break is None:
+        tie_break = pol.default_tie_break
     if tie_break not in TIE_BREAKS:
         raise PolicyError(f"tie_break: unknown {tie_break!r} (known: {', '.join(TIE_BREAKS)})")
-    pol = get_discrete_policy(policy)
     reason = pol.supports(instance)
     if reason is not None:
         raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")
@@ -857,35 +902,49 @@ class _Run:
         jump = _LevelJump.make(self, S, rates) if len(st.free) == 1 and self.place.plain_on_one_machine else None
         every = 64
         since = every + len(heap)  # jump at once
+        tasks, caps, place = st.tasks, st.data.caps, self.place.place
+        pop, push = heapq.heappop, heapq.heappush
+        record, users, counts = self.record, self.pick_users, self.pick_counts
         while heap:
             if jump is not None and since >= every + len(heap):
+                self.pick_users, self.pick_counts = users, counts
                 progressed, heap = jump.run(heap)
+                users, counts = self.pick_users, self.pick_counts  # a jump flushes them into a chunk
                 since = 0
                 every = 64 if progressed else 2 * every
                 if not heap:
                     break
-            key, r, i = heapq.heappop(heap)
+            key, r, i = pop(heap)
             self.decisions += 1
             since += 1
             s = S[i]
-            x = st.tasks[i]
+            x = tasks[i]
             if heap:
                 k2, r2, _ = heap[0]
                 # picks j >= x of user i with (j*s, r) < (k2, r2)
                 want = (k2 // s + 1 if r < r2 else -(-k2 // s)) - x
             else:
                 want = self._solo_bound(i)
-            room = self._room(i)
-            if room is not None:
-                want = min(want, room)
-            got = self._take(i, want)
+            cap = caps[i]
+            if cap is not None and cap - x < want:
+                want = cap - x
+            got = place(st, i, want)
+            if got:
+                tasks[i] = x + got
+                if record:
+                    if users and users[-1] == i:
+                        counts[-1] += got
+                    else:
+                        users.append(i)
+                        counts.append(got)
             if got < want:
                 self.failures.append(i)
                 if self.stop:
-                    return
+                    break
                 continue
-            if self._room(i) != 0:
-                heapq.heappush(heap, (st.tasks[i] * s, r, i))
+            if cap is None or x + got < cap:
+                push(heap, ((x + got) * s, r, i))
+        self.pick_users, self.pick_counts = users, counts
 
     def flush(self) -> None:
         """Move the picks recorded one by one into a chunk."""

@@ -48,14 +48,17 @@ from typing import Any
 import numpy as np
 
 from models import Allocation, Instance, Policy
-from models.allocation import OPTIMAL
+from models.allocation import OPTIMAL, exact_str
 from models.tolerances import DUAL_TOL, FEASIBILITY_RTOL
 
-from .checks import Check, all_hold, fmt_exact, join_names
+from .checks import Check, Verified, all_hold, join_names
 
-#: Largest number of unknowns (uncapped users + priced resources) for which
-#: the exact path runs Groebner bases; above it, the enclosure is returned.
-MAX_EXACT_UNKNOWNS: int = 12
+#: Reach of the exact path: most uncapped users for a given number of priced
+#: resources (measured by benchmarks/bench_ceei_exact.py: within 10 s on the
+#: 2-core development machine). With at most one priced resource the
+#: solution is rational and always exact; above the last entry its value
+#: applies. Beyond the reach an interval enclosure is returned instead.
+EXACT_REACH: dict[int, int] = {2: 20, 3: 8, 4: 6}
 #: How many of the most ambiguous active-set decisions are flipped in pairs
 #: when the guessed active set fails verification.
 PAIR_FLIP_DEPTH: int = 4
@@ -64,6 +67,8 @@ ENCLOSURE_PRECISION_BITS: int = 200
 #: Relative radius of the starting box of the Krawczyk test around the
 #: Newton-polished prices (inflated until the test succeeds or gives up).
 ENCLOSURE_START_RADIUS: float = 1e-20
+#: Longest minimal-polynomial text shown in plain-words explanations.
+MAX_FIELD_TEXT: int = 200
 #: Bisections allowed when deciding the sign of a nonzero algebraic number.
 MAX_SIGN_BISECTIONS: int = 100_000
 
@@ -72,7 +77,7 @@ MAX_SIGN_BISECTIONS: int = 100_000
 # certificates
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)
-class KKTCertificate:
+class KKTCertificate(Verified):
     """Exact KKT certificate of a CEEI allocation.
 
     Attributes
@@ -107,23 +112,23 @@ class KKTCertificate:
     checks: tuple[Check, ...]
     active_sets_tried: int
 
-    @property
-    def holds(self) -> bool:
-        """True when every KKT condition was verified."""
-        return all_hold(self.checks)
-
     def explain(self) -> list[str]:
         """Plain-words lines: prices, binding resources, capped users and the
         summary of the KKT check."""
-        priced = [f"{self.resources[j]} {fmt_exact(self.prices[j])}" for j in self.binding]
+        priced = [f"{self.resources[j]} {exact_str(self.prices[j])}" for j in self.binding]
         lines = [
             "prices (budgets = weights): " + (", ".join(priced) if priced else "all zero"),
             "exhausted resources: " + (join_names(self.resources[j] for j in self.binding) or "none"),
         ]
         if self.capped:
             lines.append("users held at their cap: " + ", ".join(
-                f"{self.users[i]} (multiplier {fmt_exact(self.multipliers[i])})" for i in self.capped))
-        field = "rational numbers" if self.number_field == "Q" else f"the number field {self.number_field}"
+                f"{self.users[i]} (multiplier {exact_str(self.multipliers[i])})" for i in self.capped))
+        if self.number_field == "Q":
+            field = "rational numbers"
+        elif len(self.number_field) <= MAX_FIELD_TEXT:
+            field = f"the number field {self.number_field}"
+        else:
+            field = "Q(alpha), alpha a real algebraic number (minimal polynomial in certificate.number_field)"
         ok = sum(c.holds for c in self.checks)
         verdict = "optimal" if self.holds else "NOT verified"
         lines.append(f"KKT check in {field}: {ok}/{len(self.checks)} conditions hold "
@@ -132,7 +137,7 @@ class KKTCertificate:
 
 
 @dataclass(frozen=True)
-class CEEIEnclosure:
+class CEEIEnclosure(Verified):
     """Rigorous interval enclosure of the CEEI optimum (Krawczyk test).
 
     Attributes
@@ -155,11 +160,6 @@ class CEEIEnclosure:
     binding: tuple[int, ...]
     capped: tuple[int, ...]
     checks: tuple[Check, ...]
-
-    @property
-    def holds(self) -> bool:
-        """True when the enclosure is proven."""
-        return all_hold(self.checks)
 
     def bounds(self) -> list[tuple[Fraction, Fraction]]:
         """Exact rational endpoints of the task-count intervals."""
@@ -411,7 +411,8 @@ class RealAlgebraic:
             v = _horner([_frac(c) for c in g.all_coeffs()], self.rational)
             return sp.Rational(v.numerator, v.denominator)
         alpha = self.alpha_sympy()
-        return sp.expand(g.as_expr().subs(self.gen, alpha))
+        value = g.as_expr().subs(self.gen, alpha)
+        return sp.expand(value) if self.degree == 2 else value
 
     def to_float(self, g: Any) -> float:
         """``g(alpha)`` as the nearest float (from a refined interval)."""
@@ -531,38 +532,150 @@ def _dot(field: RealAlgebraic, p: Sequence[Any], d: Sequence[Fraction]) -> Any:
 
 def _groebner_solve(data: _Data, U: list[int], B: list[int], Rp: dict[int, Fraction], x_num: np.ndarray, t: Any
                     ) -> tuple[RealAlgebraic, dict[int, Any], dict[int, Any]] | None:
-    """Every unknown as a polynomial in one algebraic number, from a
-    lexicographic Groebner basis in shape position."""
+    """Every unknown as a polynomial in one algebraic number: first from the
+    price equations alone, then (if those are not in shape position) from
+    the bilinear system in task counts and prices."""
+    return _price_system(data, U, B, Rp, x_num, t) or _bilinear_system(data, U, B, Rp, x_num, t)
+
+
+def _Q(v: Fraction) -> Any:
+    import sympy as sp
+
+    return sp.Rational(v.numerator, v.denominator)
+
+
+def _price_system(data: _Data, U: list[int], B: list[int], Rp: dict[int, Fraction], x_num: np.ndarray, t: Any
+                  ) -> tuple[RealAlgebraic, dict[int, Any], dict[int, Any]] | None:
+    """Eliminate the task counts, ``x_i = w_i / (p . d_i)``, and the last
+    price by the budget identity ``p . R' = sum_i w_i``: ``|B| - 1``
+    unknowns, one polynomial per remaining priced resource (users with
+    proportional demands on ``B`` share one denominator)."""
+    import sympy as sp
+
+    groups: dict[tuple[Fraction, ...], Fraction] = {}
+    for i in U:
+        v = [data.D[i][j] for j in B]
+        lead = next(c for c in v if c)
+        key = tuple(c / lead for c in v)
+        groups[key] = groups.get(key, Fraction(0)) + data.w[i]
+    W = sum((data.w[i] for i in U), Fraction(0))
+    q = [sp.Symbol(f"p{j}") for j in B[:-1]]
+    p_last = (_Q(W) - sum((_Q(Rp[j]) * qa for j, qa in zip(B[:-1], q, strict=False)), sp.Integer(0))) / _Q(Rp[B[-1]])
+    prices = [*q, p_last]
+    L = {key: sp.expand(sum((_Q(c) * pa for c, pa in zip(key, prices, strict=True)), sp.Integer(0)))
+         for key in groups}
+    keys = list(groups)
+    eqs = []
+    for a in range(len(B) - 1):
+        terms = []
+        for g in keys:
+            others = [L[h] for h in keys if h != g]
+            terms.append(_Q(groups[g] * g[a]) * sp.Mul(*others))
+        eqs.append(sp.expand(sp.Add(*terms) - _Q(Rp[B[a]]) * sp.Mul(*[L[h] for h in keys])))
+
+    def tasks(values: dict[Any, Any]) -> dict[int, Any]:
+        p = [values[v] for v in q] + [p_last.subs(values) if q else p_last]
+        return {i: _Q(data.w[i]) / sum((_Q(data.D[i][j]) * pa for j, pa in zip(B, p, strict=True)), sp.Integer(0))
+                for i in U}
+
+    if not q:  # one priced resource: p = W / R'
+        field = RealAlgebraic(sp.Poly(t - _Q(W / Rp[B[0]]), t, domain="QQ"), W / Rp[B[0]] - 1, W / Rp[B[0]] + 1)
+        ps = {B[0]: field.element(t)}
+    else:
+        solved = _shape_solve(eqs, q, t, lambda vals: _x_distance(tasks(vals), x_num))
+        if solved is None:
+            return None
+        field, values = solved
+        ps = {j: values[qa] for j, qa in zip(B[:-1], q, strict=False)}
+        last = field.element(_Q(W))
+        for j, qa in zip(B[:-1], q, strict=False):
+            last = last - values[qa] * field.element(_Q(Rp[j]))
+        ps[B[-1]] = (last * field.element(1 / _Q(Rp[B[-1]]))).rem(field.f)
+    xs = {}
+    for i in U:
+        Li = field.element(0)
+        for j in B:
+            if data.D[i][j]:
+                Li = Li + ps[j] * field.element(_Q(data.D[i][j]))
+        Li = Li.rem(field.f)
+        if field.is_zero(Li):
+            return None
+        xs[i] = (field.inverse(Li) * field.element(_Q(data.w[i]))).rem(field.f)
+    return field, xs, ps
+
+
+def _bilinear_system(data: _Data, U: list[int], B: list[int], Rp: dict[int, Fraction], x_num: np.ndarray, t: Any
+                     ) -> tuple[RealAlgebraic, dict[int, Any], dict[int, Any]] | None:
+    """Unknowns ``x_i`` and ``p_j``: ``x_i (p . d_i) = w_i`` and
+    ``sum_i x_i d_ij = R'_j`` (no spurious components where two
+    denominators vanish)."""
     import sympy as sp
 
     X = {i: sp.Symbol(f"x{i}") for i in U}
     P = {j: sp.Symbol(f"p{j}") for j in B}
-    q = sp.Rational
+    eqs = [X[i] * sum(_Q(data.D[i][j]) * P[j] for j in B) - _Q(data.w[i]) for i in U]
+    eqs += [sum(X[i] * _Q(data.D[i][j]) for i in U) - _Q(Rp[j]) for j in B]
+    gens = [X[i] for i in U] + [P[j] for j in B]
+    solved = _shape_solve(eqs, gens, t, lambda vals: _x_distance({i: vals[X[i]] for i in U}, x_num))
+    if solved is None:
+        return None
+    field, values = solved
+    return field, {i: values[X[i]] for i in U}, {j: values[P[j]] for j in B}
 
-    def Q(v: Fraction) -> Any:
-        return q(v.numerator, v.denominator)
 
-    eqs = [X[i] * sum(Q(data.D[i][j]) * P[j] for j in B) - Q(data.w[i]) for i in U]
-    eqs += [sum(X[i] * Q(data.D[i][j]) for i in U) - Q(Rp[j]) for j in B]
-    base_gens = [X[i] for i in U] + [P[j] for j in B]
-    # last variable: a price first (usually separates the solutions), then an x
-    lasts = [P[j] for j in reversed(B)] + [X[i] for i in reversed(U)]
-    for last in lasts[:3]:
-        gens = [g for g in base_gens if g != last] + [last]
-        G = sp.groebner(eqs, *gens, order="grevlex", domain="QQ")
-        if G.exprs == [1] or not G.is_zero_dimensional:
-            return None
-        L = G.fglm("lex")
-        shape = _shape(L.exprs, gens)
+def _x_distance(xs: dict[int, Any], x_num: np.ndarray) -> float:
+    """Largest relative distance of candidate task counts from the numeric ones."""
+    worst = 0.0
+    for i, v in xs.items():
+        try:
+            fv = float(v)
+        except (TypeError, ZeroDivisionError):
+            return float("inf")
+        worst = max(worst, abs(fv - float(x_num[i])) / max(1.0, abs(float(x_num[i]))))
+    return worst
+
+
+def _shape_solve(eqs: list[Any], gens: list[Any], t: Any, distance: Any) -> tuple[RealAlgebraic, dict[Any, Any]] | None:
+    """Solve a zero-dimensional polynomial system through a lexicographic
+    Groebner basis in shape position ``[v_1 - g_1(s), ..., h(s)]``: every
+    unknown becomes a polynomial in one real root of an irreducible factor
+    of ``h``, the root whose solution ``distance`` puts nearest the numeric
+    one. Tries up to three choices of the last variable."""
+    import sympy as sp
+    from mpmath import mp
+
+    for last in list(reversed(gens))[:3]:
+        order = [g for g in gens if g != last] + [last]
+        if len(order) == 1:
+            lex = [sp.Poly(eqs[0], last, domain="QQ").as_expr()]
+            shape: dict[Any, Any] | None = {}
+        else:
+            G = sp.groebner(eqs, *order, order="grevlex", domain="QQ")
+            if G.exprs == [1] or not G.is_zero_dimensional:
+                return None
+            lex = list(G.fglm("lex").exprs)
+            shape = _shape(lex, order)
         if shape is None:
             continue
-        h = sp.Poly(L.exprs[-1], last, domain="QQ")
-        # candidate roots: every real root of every irreducible factor
+        h = sp.Poly(lex[-1], last, domain="QQ")
+        if h.degree() < 1:
+            return None
         best: tuple[float, Any, Fraction, Fraction] | None = None
         for fac, _ in h.factor_list()[1]:
             fac = sp.Poly(fac.as_expr().subs(last, t), t, domain="QQ").monic()
-            for lo, hi in _real_root_intervals(fac):
-                dist = _distance(fac, lo, hi, shape, gens, last, U, X, x_num)
+            if fac.degree() == 1:  # the root itself (sympy's interval for it may be wide)
+                c1, c0 = (_frac(c) for c in fac.all_coeffs())
+                isolated = [(-c0 / c1, -c0 / c1)]
+            else:
+                isolated = [tuple(_frac(v) for v in fac.refine_root(lo, hi, eps=Fraction(1, 10**30)))
+                            for lo, hi in _real_root_intervals(fac)]
+            for lo, hi in isolated:
+                with mp.workdps(40):
+                    root = sp.Float((mp.mpf(lo.numerator) / lo.denominator + mp.mpf(hi.numerator) / hi.denominator)
+                                    / 2, 40)
+                    vals = {v: sp.Float(g.evalf(40, subs={last: root}), 40) for v, g in shape.items()}
+                    vals[last] = root
+                    dist = distance(vals)
                 if best is None or dist < best[0]:
                     best = (dist, fac, lo, hi)
         if best is None:
@@ -570,12 +683,11 @@ def _groebner_solve(data: _Data, U: list[int], B: list[int], Rp: dict[int, Fract
         _, fac, lo, hi = best
         if fac.degree() == 1:
             c1, c0 = (_frac(c) for c in fac.all_coeffs())
-            r = -c0 / c1
-            lo, hi = r - 1, r + 1
+            lo, hi = -c0 / c1 - 1, -c0 / c1 + 1
         field = RealAlgebraic(fac, lo, hi)
-        values = {g: field.element(shape[g].subs(last, t)) for g in gens[:-1]}
+        values = {v: field.element(g.subs(last, t)) for v, g in shape.items()}
         values[last] = field.element(t)
-        return field, {i: values[X[i]] for i in U}, {j: values[P[j]] for j in B}
+        return field, values
     return None
 
 
@@ -595,27 +707,6 @@ def _shape(polys: list[Any], gens: list[Any]) -> dict[Any, Any] | None:
     if sp.Poly(polys[-1], *gens).free_symbols - {last}:
         return None
     return out
-
-
-def _distance(fac: Any, lo: Fraction, hi: Fraction, shape: dict[Any, Any], gens: list[Any], last: Any,
-              U: list[int], X: dict[int, Any], x_num: np.ndarray) -> float:
-    """How far the solution at this root is from the numeric task counts."""
-    import sympy as sp
-    from mpmath import mp
-
-    if fac.degree() == 1:
-        c1, c0 = (_frac(c) for c in fac.all_coeffs())
-        root = mp.mpf(-c0.numerator) / c0.denominator / (mp.mpf(c1.numerator) / c1.denominator)
-    else:
-        a, b = fac.refine_root(lo, hi, eps=Fraction(1, 10**30))
-        root = (mp.mpf(_frac(a).numerator) / _frac(a).denominator + mp.mpf(_frac(b).numerator) / _frac(b).denominator) / 2
-    with mp.workdps(40):
-        worst = 0.0
-        for i in U:
-            v = X[i]
-            val = root if v == last else shape[v].evalf(40, subs={last: sp.Float(root, 40)})
-            worst = max(worst, abs(float(val) - float(x_num[i])) / max(1.0, abs(float(x_num[i]))))
-    return worst
 
 
 def _kkt_checks(data: _Data, field: RealAlgebraic, x: list[Any], p: list[Any], U: list[int], C: list[int],
@@ -773,7 +864,23 @@ def _enclosure_checks(instance: Instance, data: _Data, K: Any, B: list[int], C: 
 # ---------------------------------------------------------------------------
 # the solver
 # ---------------------------------------------------------------------------
-def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX_EXACT_UNKNOWNS,
+def within_reach(n_uncapped: int, n_priced: int, max_unknowns: int | None = None) -> bool:
+    """Whether the exact path is attempted: by :data:`EXACT_REACH`, or, when
+    ``max_unknowns`` is given, when ``n_uncapped + n_priced <= max_unknowns``.
+
+    Examples
+    --------
+    >>> within_reach(1000, 1), within_reach(20, 2), within_reach(9, 3), within_reach(3, 2, max_unknowns=4)
+    (True, True, False, False)
+    """
+    if max_unknowns is not None:
+        return n_uncapped + n_priced <= max_unknowns
+    if n_priced <= 1:
+        return True
+    return n_uncapped <= EXACT_REACH.get(n_priced, EXACT_REACH[max(EXACT_REACH)])
+
+
+def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int | None = None,
                      numeric: Allocation | None = None) -> Allocation:
     """Exact CEEI allocation with a verified KKT certificate.
 
@@ -784,9 +891,10 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
         suggests the active set).
     instance : Instance
         The problem.
-    max_unknowns : int
+    max_unknowns : int, optional
         Above this many unknowns (uncapped users + priced resources) the
-        Groebner path is skipped and an interval enclosure is returned.
+        Groebner path is skipped and an interval enclosure is returned;
+        by default the measured :data:`EXACT_REACH` decides.
     numeric : Allocation, optional
         A numeric solution of ``policy`` on ``instance`` to start from
         (computed when omitted). It only guides the search: whatever it
@@ -803,9 +911,7 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
     Examples
     --------
     >>> from models import Instance, get_policy
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")
     >>> a = solve_ceei_exact(get_policy("ceei"), inst)
     >>> a.x_exact, a.certificate.prices
     ((45/11, 18/11), (1/5, 1/90))
@@ -823,9 +929,10 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
         x_num = num.x
     first, margins = guess_active_set(instance, x_num)
     names = (instance.users, instance.resources)
-    size = len([i for i in data.live() if i not in first.capped]) + len(first.binding)
+    n_unc = len([i for i in data.live() if i not in first.capped])
+    reach = within_reach(n_unc, len(first.binding), max_unknowns)
     tried = 0
-    if size <= max_unknowns:
+    if reach:
         for act in neighbour_sets(first, margins):
             tried += 1
             sol = _solve_active_set(data, act, x_num, names)
@@ -843,9 +950,9 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
                 stats={"solver": "sympy-kkt", "active_sets_tried": tried, "field_degree": f.degree,
                        "seconds": time.perf_counter() - t0},
                 certificate=cert)
-    reason = (f"exact solving is out of reach for this size ({size} unknowns > {max_unknowns})"
-              if size > max_unknowns else f"no active set among the {tried} tried verified exactly")
-    for act in ([first] if size > max_unknowns else list(neighbour_sets(first, margins))[:tried or 1]):
+    reason = (f"exact solving is out of reach for this size ({n_unc} uncapped users, {len(first.binding)} "
+              "priced resources)" if not reach else f"no active set among the {tried} tried verified exactly")
+    for act in ([first] if not reach else list(neighbour_sets(first, margins))[:tried or 1]):
         enc = enclose(instance, act, x_num)
         if enc is not None and enc.holds:
             mids = enc.midpoints()
@@ -863,4 +970,4 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int = MAX
 
 
 __all__ = ["ActiveSet", "CEEIEnclosure", "KKTCertificate", "RealAlgebraic", "enclose", "estimate_prices",
-           "guess_active_set", "neighbour_sets", "solve_ceei_exact", "MAX_EXACT_UNKNOWNS"]
+           "guess_active_set", "neighbour_sets", "solve_ceei_exact", "within_reach", "EXACT_REACH"]

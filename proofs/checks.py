@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -37,16 +35,21 @@ class Check:
         return f"{self.name}: {mark}" + (f" ({self.detail})" if self.detail else "")
 
 
+class Verified:
+    """Mixin for certificates: a ``checks`` attribute (tuple of
+    :class:`Check`) and :attr:`holds`."""
+
+    checks: tuple[Check, ...]
+
+    @property
+    def holds(self) -> bool:
+        """True when every check holds."""
+        return all_hold(self.checks)
+
+
 def all_hold(checks: Iterable[Check]) -> bool:
     """True when every check holds."""
     return all(c.holds for c in checks)
-
-
-def fmt_exact(value: Any) -> str:
-    """An exact number as text: ``2/3``, ``5``, or sympy's form."""
-    if isinstance(value, Fraction):
-        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-    return str(value)
 
 
 def join_names(names: Iterable[str]) -> str:
@@ -63,4 +66,4 @@ def join_names(names: Iterable[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-__all__ = ["Check", "all_hold", "fmt_exact", "join_names"]
+__all__ = ["Check", "Verified", "all_hold", "join_names"]

@@ -29,9 +29,10 @@ from fractions import Fraction
 from typing import Any
 
 from models import Allocation, Instance
+from models.allocation import exact_str
 from models.filling import FillingPolicy, Stage
 
-from .checks import Check, all_hold, fmt_exact, join_names
+from .checks import Check, Verified, join_names
 
 #: What the filled quantity is called in plain words, by policy name
 #: (policies not listed are described by ``share_label`` or "share").
@@ -76,7 +77,7 @@ class StageCertificate:
         who = "every user" if everyone else f"users {join_names(self.rising)}" if len(self.rising) > 1 \
             else f"user {self.rising[0]}"
         rise = "rises" if everyone or len(self.rising) == 1 else "rise"
-        parts = [f"stage {self.index}: {who} {rise} to {quantity} {fmt_exact(self.level)}"]
+        parts = [f"stage {self.index}: {who} {rise} to {quantity} {exact_str(self.level)}"]
         if self.saturated:
             verb = "saturates" if len(self.saturated) == 1 else "saturate"
             parts.append(f"{join_names(self.saturated)} {verb}")
@@ -89,7 +90,7 @@ class StageCertificate:
 
 
 @dataclass(frozen=True)
-class FillingCertificate:
+class FillingCertificate(Verified):
     """Exact certificate that a filling allocation is max-min fair.
 
     Attributes
@@ -112,18 +113,13 @@ class FillingCertificate:
     stages: tuple[StageCertificate, ...]
     checks: tuple[Check, ...]
 
-    @property
-    def holds(self) -> bool:
-        """True when every check holds."""
-        return all_hold(self.checks)
-
     def explain(self) -> list[str]:
         """The stages in plain words, the bottleneck argument and the verdict."""
         lines = [st.sentence(self.quantity, everyone=len(st.rising) == len(self.users)) for st in self.stages]
         for st in self.stages:
             for u, r in st.blocked.items():
                 lines.append(f"  {u} cannot rise: {r} is exhausted and no user of {r} has a higher "
-                             f"{self.quantity} than {fmt_exact(st.level)}")
+                             f"{self.quantity} than {exact_str(st.level)}")
         if self.quantity.startswith("weighted "):
             base = self.quantity.removeprefix("weighted ")
             lines.append(f"  ({self.quantity} = {base} / weight)")
@@ -155,9 +151,7 @@ def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Alloc
     Examples
     --------
     >>> from models import Instance, get_policy
-    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
-    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
-    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> inst = Instance.load("examples/paper_two_users.toml")
     >>> cert = certify_filling(get_policy("drf"), inst)
     >>> cert.holds, cert.explain()[0]
     (True, 'stage 1: every user rises to dominant share 2/3; cpu saturates; A and B stop')
@@ -176,10 +170,10 @@ def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Alloc
     checks: list[Check] = []
     for j in range(m):
         checks.append(Check(f"capacity of {resources[j]}", usage[j] <= R[j],
-                            f"uses {fmt_exact(usage[j])} of {fmt_exact(R[j])}"))
+                            f"uses {exact_str(usage[j])} of {exact_str(R[j])}"))
     for i in range(n):
         ok = x[i] >= 0 and (k[i] is None or x[i] <= k[i])
-        checks.append(Check(f"0 <= tasks of {users[i]} <= cap", ok, f"tasks {fmt_exact(x[i])}"))
+        checks.append(Check(f"0 <= tasks of {users[i]} <= cap", ok, f"tasks {exact_str(x[i])}"))
     out: list[StageCertificate] = []
     seen: set[int] = set()
     previous = Fraction(-1)
@@ -190,14 +184,14 @@ def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Alloc
         frozen = [int(i) for i in st.frozen]
         capped = {int(i) for i in st.capped}
         rising = [i for i in remaining if i not in seen]
-        checks.append(Check(f"stage {s}: level rises", t > previous, f"{fmt_exact(previous)} -> {fmt_exact(t)}"))
+        checks.append(Check(f"stage {s}: level rises", t > previous, f"{exact_str(previous)} -> {exact_str(t)}"))
         previous = t
         for j in st.saturated:
             checks.append(Check(f"stage {s}: {resources[j]} is exhausted", usage[j] == R[j]))
         blocked: dict[str, str] = {}
         for i in frozen:
-            checks.append(Check(f"stage {s}: {users[i]} stops at level {fmt_exact(t)}", level[i] == t,
-                                f"its level is {fmt_exact(level[i])}"))
+            checks.append(Check(f"stage {s}: {users[i]} stops at level {exact_str(t)}", level[i] == t,
+                                f"its level is {exact_str(level[i])}"))
             if i in capped:
                 checks.append(Check(f"stage {s}: {users[i]} holds its cap", k[i] is not None and x[i] == k[i]))
                 continue

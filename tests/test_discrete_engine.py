@@ -300,3 +300,26 @@ def test_level_jump_with_keys_beyond_float_precision(near: float, monkeypatch: p
         b = fill(inst, "drf", on_full=on_full, batch=False)
         assert a.decisions < b.decisions / 4
         assert a.picks == b.picks and a.failures[:1] == b.failures[:1]
+
+
+def test_discrete_policies_are_loaded_from_the_plugin_package(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "plugpkg_discrete"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text('"""test plugins"""\n')
+    (pkg / "round_robin.py").write_text(
+        "from models.discrete import DiscretePolicy, register_discrete\n\n"
+        "@register_discrete\n"
+        "class RoundRobin(DiscretePolicy):\n"
+        "    name = 'test-round-robin'\n"
+        "    default_tie_break = 'index'\n\n"
+        "    def key(self, state, i):\n"
+        "        return state.tasks[i]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(discrete, "PLUGIN_PACKAGE", "plugpkg_discrete")
+    monkeypatch.setattr(discrete, "_PLUGINS_LOADED", False)
+    monkeypatch.setattr(discrete, "_DISCRETE", dict(discrete._DISCRETE))
+    r = fill(Instance.from_dict(PAPER), "test-round-robin")
+    assert r.tie_break == "index"
+    assert [r.instance.users[i] for i in r.picks] == ["A", "B", "A", "B", "A"]
+    assert "test-round-robin" in discrete.discrete_policies()

@@ -168,3 +168,41 @@ def test_exact_agrees_with_numeric_on_random_instances() -> None:
 @pytest.mark.slow
 def test_exact_agrees_with_numeric_on_many_random_instances() -> None:
     _agree(1000, seed=5, n_max=6, m_max=4)
+
+
+def test_beyond_reach_by_default_returns_enclosure() -> None:
+    rng = np.random.default_rng(3)
+    demands = rng.integers(1, 10, size=(30, 2))
+    inst = Instance.from_exact([int(v) for v in demands.sum(axis=0) * 3], demands.tolist())
+    num = CEEI.solve(inst)
+    a = solve_ceei_exact(CEEI, inst, numeric=num)
+    assert len(a.certificate.binding) == 2  # 30 uncapped users, two priced resources: beyond EXACT_REACH
+    assert not a.exact and "out of reach" in a.message and a.certificate.holds
+    assert np.allclose(a.x, num.x, rtol=CROSSCHECK_RTOL)
+    assert a.certificate.explain()[0].startswith("not exact")
+
+
+def test_one_priced_resource_is_rational_at_any_size() -> None:
+    rng = np.random.default_rng(4)
+    n = 300
+    demands = rng.integers(1, 10, size=(n, 1))
+    weights = [Fraction(int(v), 2) for v in rng.integers(1, 6, size=n)]
+    inst = Instance.from_exact([1000], demands.tolist(), weights=weights)
+    a = solve(inst, "ceei", exact=True)
+    assert a.exact and a.certificate.number_field == "Q"
+    W = sum(weights)
+    # one resource: p = sum of weights / capacity, x_i = w_i / (p d_i)
+    assert a.certificate.prices[0] == sp.Rational(W.numerator, W.denominator) / 1000
+    assert all(a.x_exact[i] == sp.Rational(weights[i].numerator, weights[i].denominator) * 1000 / W
+               / int(demands[i, 0]) for i in range(n))
+
+
+def test_neighbour_search_recovers_from_a_poor_numeric_guess() -> None:
+    from models import Allocation
+
+    inst = paper()
+    # 1e-5 below the optimum: no resource looks exhausted, so the first guess prices nothing
+    rough = Allocation(instance=inst, x=np.array([45 / 11, 18 / 11]) * (1 - 1e-5), policy="ceei")
+    a = solve_ceei_exact(CEEI, inst, numeric=rough)
+    assert a.exact and a.certificate.holds and a.stats["active_sets_tried"] > 1
+    assert a.x_exact == (sp.Rational(45, 11), sp.Rational(18, 11))

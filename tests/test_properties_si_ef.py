@@ -7,7 +7,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-import pytest
 
 from analyzer import Instance, check
 from analyzer.properties import get_property
@@ -61,14 +60,6 @@ def test_envy_freeness_weights_scale_the_bundle() -> None:
 def test_envy_freeness_cap_limits_envy() -> None:
     inst = Instance.from_exact([12, 12], [[1, 1], [1, 1]], max_tasks=[None, 0])
     assert check(DICTATOR, inst, "envy-freeness") is None
-
-
-@pytest.mark.parametrize("prop", ["sharing-incentive", "envy-freeness"])
-def test_drf_keeps_si_and_ef_on_random_instances(prop: str) -> None:
-    rng = np.random.default_rng(4)
-    for _ in range(40):
-        inst = random_instance(rng, n_max=4, m_max=3)
-        assert check("drf", inst, prop) is None, inst.describe()
 
 
 def test_asset_si_violation_on_random_positive_instances_is_exact() -> None:

@@ -119,3 +119,45 @@ def test_cli_bad_input_is_one_line_exit_2(capsys, argv, field):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("fairalloc: error:") and field in err
+
+
+def _stderr_of(args: list[str], tty: bool) -> str:
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "100"}
+    if not tty:
+        return subprocess.run([sys.executable, "-m", "analyzer", *args], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=300).stderr
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal has a width
+    proc = subprocess.Popen([sys.executable, "-m", "analyzer", *args], cwd=root, env=env, stdout=subprocess.DEVNULL,
+                            stderr=slave)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=300)
+    os.close(master)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_bar_only_on_a_terminal_and_not_with_quiet():
+    args = ["search", "--policy", "drf", "--property", "sharing-incentive", "--budget", "50", "--workers", "1"]
+    assert "inst" in _stderr_of(args, tty=True)
+    assert _stderr_of(args, tty=False) == ""
+    assert _stderr_of([*args, "--quiet"], tty=True) == ""

@@ -17,7 +17,10 @@ def progress_bar(total: int, unit: str, quiet: bool, desc: str = "") -> Any:
 
 
 def add_run_options(p: Any) -> None:
-    """Flags shared by ``search`` and ``table``."""
+    """Flags shared by ``search`` and ``table`` (with ``--format``)."""
+    from ..cli import add_format_option
+
+    add_format_option(p)
     p.add_argument("--budget", type=int, default=None, help="instances checked per search (default: 10000)")
     p.add_argument("--seed", type=int, default=0, help="master seed (default: 0); same seed, same result")
     p.add_argument("--class", dest="instance_class", default=None,

@@ -20,8 +20,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("discrete", help="discrete progressive filling (whole tasks, machines) vs the continuous solution")
     p.add_argument("file", help="scenario file (.toml or .json); [[machines]] are used when present")
     p.add_argument("--policy", default="drf", help="policy (default: drf; any filling policy, e.g. asset)")
-    p.add_argument("--tie-break", default="largest-task", choices=list(TIE_BREAKS),
-                   help="; ".join(f"{k}: {v}" for k, v in TIE_BREAK_HELP.items()))
+    p.add_argument("--tie-break", default=None, choices=list(TIE_BREAKS),
+                   help="who goes first among equal shares (default: the policy's, largest-task for drf and asset); "
+                        + "; ".join(f"{k}: {v}" for k, v in TIE_BREAK_HELP.items()))
     p.add_argument("--on-full", default="stop", choices=list(ON_FULL),
                    help="stop at the first chosen task that does not fit (the paper's pseudo-code), "
                         "or skip that user and go on (default: stop)")

@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     from ..properties import available_properties
 
     reg = available_properties()
-    names = sorted(reg)
+    names = list(reg)  # the paper's Table 2 order
     if args.format == "json":
         write_out(to_json({n: {"title": reg[n].title, "definition": reg[n].summary, "source": reg[n].source}
                            for n in names}))

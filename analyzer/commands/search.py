@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UsageError, add_format_option, fail, write_out
+from ..cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UsageError, fail, write_out
 from ._progress import add_run_options, checked_budget, progress_bar
 
 
@@ -15,7 +15,6 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", required=True, help="policy name (drf, asset, ceei, ...)")
     p.add_argument("--property", required=True, help="property name (sharing-incentive, ...)")
     add_run_options(p)
-    add_format_option(p)
     p.set_defaults(run=run)
 
 

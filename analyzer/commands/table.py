@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_format_option, fail, split_list, write_out
+from ..cli import EXIT_INTERRUPTED, EXIT_OK, UsageError, fail, split_list, write_out
 from ._progress import add_run_options, checked_budget, progress_bar
 
 DEFAULT_POLICIES = "asset,ceei,drf"
@@ -16,7 +16,6 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", default=DEFAULT_POLICIES, help=f"comma-separated policies (default: {DEFAULT_POLICIES})")
     p.add_argument("--property", default=None, help="comma-separated properties (default: all)")
     add_run_options(p)
-    add_format_option(p)
     p.set_defaults(run=run)
 
 

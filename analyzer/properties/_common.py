@@ -28,13 +28,17 @@ NUMERIC_NOTE = "numerically confirmed only (margin above {rtol:g} relative): pol
 
 # ----------------------------------------------------------------- numbers
 def show(value: Any) -> str:
-    """A number for a human sentence: ``15``, ``45/11`` or a float."""
+    """A number for a human sentence: ``15``, ``45/11``, a float, or an
+    irrational exact number with its decimal value."""
     if isinstance(value, float | np.floating):
         v = float(value)
         return str(int(v)) if v.is_integer() else f"{v:.6g}"
-    if isinstance(value, int):
-        return str(value)
-    return exact_str(value)
+    if isinstance(value, int | Fraction):
+        return exact_str(value)
+    text = exact_str(value)
+    if getattr(value, "is_Rational", False):
+        return text
+    return f"{text} (~{float(value):.6g})"  # an irrational exact number, with its value
 
 
 def as_exact_str(value: Any) -> str:
@@ -46,12 +50,17 @@ def as_exact_str(value: Any) -> str:
 
 
 def strictly_less(a: Any, b: Any) -> bool:
-    """``a < b`` decided exactly (Fractions, ints or sympy numbers)."""
+    """``a < b`` decided exactly (Fractions, ints or sympy numbers).
+
+    >>> import sympy
+    >>> strictly_less(Fraction(7, 5), sympy.sqrt(2)), strictly_less(Fraction(3, 2), sympy.sqrt(2))
+    (True, False)
+    """
     if isinstance(a, int | Fraction) and isinstance(b, int | Fraction):
         return a < b
     import sympy
 
-    diff = sympy.nsimplify(_sym(b) - _sym(a))
+    diff = sympy.expand(_sym(b) - _sym(a))
     pos = diff.is_positive
     if pos is None:  # undecided symbolically: a high-precision sign
         return bool(sympy.N(diff, 60) > 0)
@@ -73,6 +82,18 @@ def numeric_below(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
     b = np.asarray(b, dtype=float)
     with np.errstate(invalid="ignore"):
         return a < b - (COMPARE_RTOL * np.abs(b) + COMPARE_ATOL)
+
+
+def relative_margin(have: np.ndarray, owed: np.ndarray) -> float:
+    """Smallest ``(have - owed) / (|owed| + COMPARE_ATOL)`` over the entries:
+    ``>= 0`` when nothing is below what it is owed (``inf`` when empty).
+    The violation margin a search minimises; it never decides."""
+    have = np.asarray(have, dtype=float)
+    owed = np.asarray(owed, dtype=float)
+    ok = np.isfinite(owed) & np.isfinite(have)
+    if not ok.any():
+        return math.inf
+    return float(np.min((have[ok] - owed[ok]) / (np.abs(owed[ok]) + COMPARE_ATOL)))
 
 
 def confirmed_below(a: float, b: float) -> bool:
@@ -140,7 +161,20 @@ class Evaluator:
         self.exact = True
 
     def numeric(self, instance: Instance) -> np.ndarray:
-        """Tasks per user (floats), for the screen."""
+        """Tasks per user (floats), for the screen: the policy's vectorised
+        batch solver when it has one (:func:`._batch.batch_solver`; CEEI
+        without a conic solve), else :meth:`direct`."""
+        from ._batch import batch_solver
+
+        solver = batch_solver(self.policy) if self.mode == CONTINUOUS else None
+        if solver is not None:
+            x, ok = solver(instance.demands[None], instance.capacity, instance.weights, instance.max_tasks[None])
+            if ok[0]:
+                return x[0]
+        return self.direct(instance)
+
+    def direct(self, instance: Instance) -> np.ndarray:
+        """Tasks per user (floats) from the policy's own numeric solver."""
         return np.asarray(allocate(self.policy, instance, self.mode, exact=False).x, dtype=float)
 
     def exact_alloc(self, instance: Instance) -> Allocation:

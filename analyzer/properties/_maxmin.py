@@ -41,6 +41,15 @@ def check_maxmin_on(prop: str, policy: str | Policy, instance: Instance, mode: s
     return None
 
 
+def maxmin_margin(policy: str | Policy, instance: Instance, mode: str, j: int) -> float:
+    """Numeric violation margin (``< 0``: violated): minus the largest
+    relative distance between the policy's tasks and max-min on ``j``."""
+    ev = Evaluator(policy, mode)
+    x = ev.numeric(instance)
+    ref = np.array([float(v) for v in maxmin_on_resource(instance, j)])
+    return -float(np.max(np.abs(x - ref) / (np.abs(ref) + COMPARE_ATOL)))
+
+
 def common_dominant(instance: Instance) -> int | None:
     """A resource that is (exactly) a dominant resource of every user, or
     ``None``. Dominant: largest ``d_ij / R_j`` (Section 4)."""

@@ -5,10 +5,19 @@ Ghodsi et al., NSDI 2011, Section 3 lists the properties; each module of
 :mod:`analyzer.properties` implements one of them (or a small family) as a
 :class:`Property` subclass registered with :func:`register_property`.
 
-A check works in two steps: a fast numeric screen finds a candidate
-deviation (a lie, a removed user, added resources, a better allocation...),
-then :meth:`Property.verify` recomputes it in exact arithmetic. Only an
-exactly verified :class:`Violation` is reported as a violation.
+A check works in two steps: a fast numeric screen (floats, the named
+tolerances of :mod:`models.tolerances`) finds a candidate deviation (a lie,
+a removed user, grown capacities, a better allocation...), then the check
+recomputes the original and the deviated instances with
+``allocate(..., exact=True)`` and compares exactly. Only a verified
+:class:`Violation` is returned; when the policy has no exact solver the
+candidate must clear a margin far above solver noise
+(:data:`~models.tolerances.NUMERIC_CONFIRM_RTOL`) and the violation says it
+is not exact (``exact=False``).
+
+Every property also has ``margin(policy, instance, mode)``: a float that is
+negative when the numeric screen sees a violation, used by the search to
+steer (never to decide).
 """
 
 from __future__ import annotations
@@ -101,6 +110,9 @@ class Property(ABC):
     source: ClassVar[str] = ""
     #: One-line definition (``fairalloc properties``).
     summary: ClassVar[str] = ""
+    #: Position in listings and tables (the paper's Table 2 order; user
+    #: properties come after the built-in ones).
+    order: ClassVar[int] = 100
 
     def applies(self, instance: Instance) -> str | None:
         """``None`` when the property says something about ``instance``;
@@ -185,7 +197,8 @@ def register_property(cls: type[Property]) -> type[Property]:
 
 
 def available_properties() -> dict[str, type[Property]]:
-    """All registered properties by name (modules are imported on first use)."""
+    """All registered properties by name, in the paper's Table 2 order
+    (:attr:`Property.order`, then name); modules are imported on first use."""
     global _LOADED
     if not _LOADED:
         _LOADED = True
@@ -194,7 +207,7 @@ def available_properties() -> dict[str, type[Property]]:
         for info in pkgutil.iter_modules(properties.__path__):
             if info.name != "base" and not info.name.startswith("_"):
                 importlib.import_module(f"{properties.__name__}.{info.name}")
-    return dict(_PROPERTIES)
+    return dict(sorted(_PROPERTIES.items(), key=lambda kv: (kv[1].order, kv[0])))
 
 
 def get_property(spec: str | Property) -> Property:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from models import Instance, Policy
 
-from ._maxmin import check_maxmin_on, common_dominant
+from ._maxmin import check_maxmin_on, maxmin_margin, common_dominant
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -35,11 +35,20 @@ class BottleneckFairness(Property):
     title = "Bottleneck fairness"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "if one resource is every user's dominant resource, the allocation is weighted max-min on it"
+    order = 6
 
     def applies(self, instance: Instance) -> str | None:
         if common_dominant(instance) is None:
             return "no resource is the dominant resource of every user"
         return None
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated; ``inf`` when the
+        property does not apply)."""
+        j = common_dominant(instance)
+        if self.applies(instance) is not None:
+            return float("inf")
+        return maxmin_margin(policy, instance, mode, j)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         j = common_dominant(instance)

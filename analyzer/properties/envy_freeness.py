@@ -7,7 +7,7 @@ import numpy as np
 from models import Instance, Policy
 from models.tolerances import COMPARE_ATOL
 
-from ._common import Evaluator, as_exact_str, leontief_tasks, numeric_below, show
+from ._common import Evaluator, as_exact_str, relative_margin, leontief_tasks, numeric_below, show
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 #: Largest number of (envier, envied, resource) triples screened at once.
@@ -41,6 +41,16 @@ class EnvyFreeness(Property):
     title = "Envy-freeness"
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "no user could run more of its own tasks with another user's bundle (scaled by w_i/w_j; capped)"
+    order = 3
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest
+        relative excess of ``x_i`` over what another's bundle would give it."""
+        ev = Evaluator(policy, mode)
+        x = ev.numeric(instance)
+        if instance.n < 2:
+            return float("inf")
+        return relative_margin(x, _envy_matrix(instance, x, ev.mode).max(axis=1))
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)

@@ -11,7 +11,7 @@ import numpy as np
 from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
-from ._common import Evaluator, as_exact_str, per_user, show
+from ._common import Evaluator, per_user, show
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 
@@ -49,6 +49,18 @@ class ParetoEfficiency(Property):
     title = "Pareto efficiency"
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "no feasible allocation gives some user more tasks and nobody fewer"
+    order = 4
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): minus the largest
+        relative number of tasks a user could add alone (continuous)."""
+        x = Evaluator(policy, mode).numeric(instance)
+        D, k = instance.demands, instance.max_tasks
+        slack = instance.capacity - x @ D
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(D > 0, slack[None, :] / np.where(D > 0, D, 1.0), np.inf).min(axis=1)
+        room = np.minimum(room, k - x)
+        return -float(np.max(room / (np.abs(x) + 1.0)))
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)

@@ -6,7 +6,8 @@ import numpy as np
 
 from models import Instance, Policy
 
-from ._common import Evaluator, as_exact_str, numeric_below, per_user, show
+from ._batch import batchable, numeric_many
+from ._common import Evaluator, as_exact_str, relative_margin, numeric_below, per_user, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -35,22 +36,29 @@ class PopulationMonotonicity(Property):
     title = "Population monotonicity"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "when any one user leaves, no remaining user gets fewer tasks"
+    order = 7
 
     def applies(self, instance: Instance) -> str | None:
         return None if instance.n >= 2 else "needs at least two users"
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest relative
+        change of a remaining user's tasks when one user leaves."""
+        if self.applies(instance) is not None:
+            return float("inf")
+        x, after = _screen(Evaluator(policy, mode), instance)
+        before = np.broadcast_to(x, after.shape).copy()
+        np.fill_diagonal(before, np.inf)  # the leaver itself is not compared
+        return relative_margin(after, before)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         if self.applies(instance) is not None:
             return None
         ev = Evaluator(policy, mode)
-        x = ev.numeric(instance)
-        found: list[int] = []
-        for r in range(instance.n):
-            keep = np.flatnonzero(np.arange(instance.n) != r)
-            smaller = _without(instance, r, exact=False)
-            loss = numeric_below(ev.numeric(smaller), x[keep])
-            if loss.any():
-                found.append(r)
+        x, after = _screen(ev, instance)
+        loss = numeric_below(after, x[None, :])
+        np.fill_diagonal(loss, False)
+        found = [int(r) for r in np.flatnonzero(loss.any(axis=1))]
         if not found:
             return None
         xe = ev.verified(instance)
@@ -70,6 +78,25 @@ class PopulationMonotonicity(Property):
                                "loss": as_exact_str(xe[i] - ye[pos])},
                     )
         return None
+
+
+def _screen(ev: Evaluator, instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """Numeric tasks ``x`` and ``after[r, i]``: user ``i``'s tasks once user
+    ``r`` left (the diagonal is meaningless)."""
+    x = ev.numeric(instance)
+    n = instance.n
+    if ev.mode == CONTINUOUS and batchable(ev.policy):
+        # in progressive filling a user capped at zero takes nothing: the same as leaving
+        caps = np.repeat(instance.max_tasks[None, :], n, axis=0)
+        caps[np.arange(n), np.arange(n)] = 0.0
+        after = numeric_many(ev, instance, caps=caps)
+    else:
+        after = np.empty((n, n))
+        for r in range(n):
+            keep = np.flatnonzero(np.arange(n) != r)
+            after[r, keep] = ev.numeric(_without(instance, r, exact=False))
+            after[r, r] = np.inf
+    return x, after
 
 
 def _without(instance: Instance, r: int, exact: bool) -> Instance:

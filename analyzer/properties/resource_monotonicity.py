@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 from models import Instance, Policy
 
-from ._common import Evaluator, as_exact_str, numeric_below, per_resource, per_user, show
+from ._batch import numeric_many
+from ._common import Evaluator, as_exact_str, relative_margin, numeric_below, per_resource, per_user, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors by which capacities are multiplied (one resource, then all).
@@ -45,26 +48,36 @@ class ResourceMonotonicity(Property):
     title = "Resource monotonicity"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "when capacities grow (one resource or all, by 5/4, 3/2, 2, 4), no user gets fewer tasks"
+    order = 8
 
     def __init__(self, factors: tuple[Fraction, ...] = DEFAULT_FACTORS) -> None:
         self.factors = tuple(Fraction(f) for f in factors)
 
-    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
-        ev = Evaluator(policy, mode)
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest relative
+        change of a user's tasks when capacities grow."""
+        x, _, after = self._screen(Evaluator(policy, mode), instance)
+        return relative_margin(after, np.broadcast_to(x, after.shape))
+
+    def _screen(self, ev: Evaluator, instance: Instance) -> tuple[np.ndarray, list[tuple[tuple[int, ...], Fraction]],
+                                                                  np.ndarray]:
+        """Numeric tasks, the trials (resources grown, factor) and the tasks
+        after each trial, shape (trials, n)."""
         x = ev.numeric(instance)
         groups = [(j,) for j in range(instance.m)]
         if instance.m > 1:
             groups.append(tuple(range(instance.m)))
-        found: list[tuple[tuple[int, ...], Fraction]] = []
-        for group in groups:
-            for f in self.factors:
-                cap = instance.capacity.copy()
-                cap[list(group)] *= float(f)
-                bigger = Instance.from_arrays(cap, instance.demands, resources=instance.resources,
-                                              weights=instance.weights, max_tasks=instance.max_tasks,
-                                              users=instance.users)
-                if numeric_below(ev.numeric(bigger), x).any():
-                    found.append((group, f))
+        trials = [(group, f) for group in groups for f in self.factors]
+        R = np.repeat(instance.capacity[None, :], len(trials), axis=0)
+        for k, (group, f) in enumerate(trials):
+            R[k, list(group)] *= float(f)
+        return x, trials, numeric_many(ev, instance, capacity=R)
+
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        ev = Evaluator(policy, mode)
+        x, trials, after = self._screen(ev, instance)
+        lost = numeric_below(after, x[None, :]).any(axis=1)
+        found = [t for t, bad in zip(trials, lost, strict=True) if bad]
         if not found:
             return None
         xe = ev.verified(instance)

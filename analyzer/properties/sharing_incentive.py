@@ -8,7 +8,7 @@ import numpy as np
 
 from models import Instance, Policy
 
-from ._common import Evaluator, as_exact_str, leontief_tasks, numeric_below, one_share_tasks_np, show
+from ._common import Evaluator, as_exact_str, relative_margin, leontief_tasks, numeric_below, one_share_tasks_np, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -40,6 +40,13 @@ class SharingIncentive(Property):
     title = "Sharing incentive"
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "every user gets at least the tasks of its slice w_i/sum(w) of every resource (capped)"
+    order = 1
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest
+        relative excess of ``x_i`` over the tasks of its slice."""
+        ev = Evaluator(policy, mode)
+        return relative_margin(ev.numeric(instance), one_share_tasks_np(instance, ev.mode))
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from models import Instance, Policy
 
-from ._maxmin import check_maxmin_on
+from ._maxmin import check_maxmin_on, maxmin_margin
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -32,9 +32,17 @@ class SingleResourceFairness(Property):
     title = "Single-resource fairness"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "with one resource, the allocation is weighted max-min with caps on it"
+    order = 5
 
     def applies(self, instance: Instance) -> str | None:
         return None if instance.m == 1 else f"needs a single resource, the instance has {instance.m}"
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated; ``inf`` when the
+        property does not apply)."""
+        if self.applies(instance) is not None:
+            return float("inf")
+        return maxmin_margin(policy, instance, mode, 0)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         if self.applies(instance) is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from fractions import Fraction
 from itertools import product
 from typing import Any
@@ -12,13 +13,15 @@ import numpy as np
 from models import Instance, Policy
 from models.tolerances import RATIONALIZE_MAX_DENOMINATOR
 
-from ._batch import batchable, fill_batch
+from ._batch import is_filling, numeric_many
 from ._common import Evaluator, as_exact_str, leontief_tasks, leontief_tasks_np, numeric_below, per_resource, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors applied to one coordinate of the true demand (inflating or
 #: deflating a single resource is the classic lie).
-_SINGLE_FACTORS: tuple[float, ...] = (0.25, 0.5, 0.75, 4 / 3, 1.5, 2.0, 4.0, 16.0)
+SINGLE_FACTORS: tuple[float, ...] = (0.25, 0.5, 0.75, 4 / 3, 1.5, 2.0, 4.0, 16.0)
+#: The same for the light search (one solve per report).
+LIGHT_SINGLE_FACTORS: tuple[float, ...] = (0.5, 2.0, 4.0)
 #: Candidate reports per user that go to the exact re-check.
 _KEEP = 3
 
@@ -45,7 +48,9 @@ class StrategyProofness(Property):
     never stops a lie from paying.
 
     Reports are scale-free for the paper's policies, so the search runs
-    over directions ``d'_j = s_j R_j`` with ``s`` on the simplex: a grid
+    over directions ``d'_j = s_j R_j`` with ``s`` on the simplex (each
+    report scaled so that one reported task has the dominant share of one
+    true task, which matters in the discrete setting only): a grid
     (``grid2`` steps for two resources, ``grid3`` for three), the truth with
     one coordinate inflated or deflated, and ``samples`` seeded random
     directions beyond three resources; each user's best report is then
@@ -54,8 +59,8 @@ class StrategyProofness(Property):
     the truth rescaled, so there is nothing to search. The best reports are
     rationalised (denominators up to
     :data:`~models.tolerances.RATIONALIZE_MAX_DENOMINATOR`), written as
-    integer vectors, and the gain is re-verified on the exact deviated
-    instance. A check that finds nothing is evidence, not proof.
+    integer vectors in the continuous setting, and the gain is re-verified
+    on the exact deviated instance. A check that finds nothing is evidence, not proof.
 
     Parameters
     ----------
@@ -71,8 +76,13 @@ class StrategyProofness(Property):
     light : tuple of int
         ``(grid2, grid3, samples, refine)`` used instead when every report
         needs its own solve (policies outside the progressive-filling family,
-        such as CEEI, and the discrete setting); the filling family's reports
+        such as CEEI, and the discrete setting), with the single-coordinate
+        factors :data:`LIGHT_SINGLE_FACTORS`; the filling family's reports
         are filled together in one vectorised batch.
+    singles : tuple of float
+        Factors applied to one coordinate of the true demand (a zero
+        coordinate is set to that factor times a quarter of the largest
+        share).
 
     Examples
     --------
@@ -86,24 +96,41 @@ class StrategyProofness(Property):
     title = "Strategy-proofness"
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "no user runs more of its true tasks by reporting another demand vector"
+    order = 2
 
-    def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 60, seed: int = 0,
-                 light: tuple[int, int, int, int] = (12, 5, 12, 9)) -> None:
+    def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 36, seed: int = 0,
+                 light: tuple[int, int, int, int] = (12, 5, 12, 9),
+                 singles: tuple[float, ...] = SINGLE_FACTORS) -> None:
         self.grid2, self.grid3, self.samples, self.refine, self.seed = grid2, grid3, samples, refine, seed
         self.light = light
+        self.singles = tuple(singles)
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         if instance.m == 1:
             return None
         ev = Evaluator(policy, mode)
-        if not (ev.mode == CONTINUOUS and batchable(ev.policy)):  # one solve per report: the light search
-            g2, g3, sa, rf = self.light
-            return StrategyProofness(g2, g3, sa, rf, self.seed, self.light)._run(ev, instance)
-        return self._run(ev, instance)
+        return self._for(ev)._run(ev, instance)
 
-    def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
-        x = ev.numeric(instance)
-        rng = np.random.default_rng(self.seed)
+    def _for(self, ev: Evaluator) -> StrategyProofness:
+        """This search, or its light version when every report needs its own solve."""
+        if ev.mode == CONTINUOUS and is_filling(ev.policy):
+            return self
+        g2, g3, sa, rf = self.light
+        return StrategyProofness(g2, g3, sa, rf, self.seed, self.light, LIGHT_SINGLE_FACTORS)
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: some report on the grid pays):
+        minus the largest relative gain of a report (no refinement)."""
+        ev = Evaluator(policy, mode)
+        if instance.m == 1:
+            return float("inf")
+        grid = self._for(ev)._grid(ev, instance, ev.numeric(instance), np.random.default_rng(self.seed))
+        return float("inf") if grid is None else -float(np.max(grid[3]))
+
+    def _grid(self, ev: Evaluator, instance: Instance, x: np.ndarray, rng: np.random.Generator
+              ) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The users who might gain, and for every candidate report the user
+        (``who``), direction (``S``), relative gain and the scales used."""
         users = [i for i in range(instance.n) if x[i] < instance.max_tasks[i]]  # a capped user cannot gain
         if not users:
             return None
@@ -112,6 +139,15 @@ class StrategyProofness(Property):
         S = np.concatenate(dirs)
         scale = np.maximum(np.abs(x), 1.0)
         gain = (self._true_tasks(ev, instance, who, S) - x[who]) / scale[who]
+        return users, who, S, gain, scale
+
+    def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
+        x = ev.numeric(instance)
+        rng = np.random.default_rng(self.seed)
+        grid = self._grid(ev, instance, x, rng)
+        if grid is None:
+            return None
+        users, who, S, gain, scale = grid
         found: list[tuple[float, int, np.ndarray]] = []
         starts = []
         for i in users:
@@ -142,19 +178,14 @@ class StrategyProofness(Property):
         truth = inst.demands[i] / inst.capacity
         rows: list[np.ndarray] = []
         if m <= 3:
-            G = self.grid2 if m == 2 else self.grid3
-            for a in product(range(G + 1), repeat=m - 1):
-                last = G - sum(a)
-                if last < 0:
-                    continue
-                rows.append(np.array([*a, last], dtype=float) / G)
+            rows += list(_simplex_grid(m, self.grid2 if m == 2 else self.grid3))
         else:
             rows += list(rng.dirichlet(np.ones(m), size=self.samples))
             if (~need).any():  # also with the unneeded resources left out
                 rows += [np.where(need, r, 0.0) for r in rng.dirichlet(np.ones(m), size=self.samples // 2)]
         top = truth.max()
         for j in range(m):
-            for f in _SINGLE_FACTORS:
+            for f in self.singles:
                 r = truth.copy()
                 r[j] = r[j] * f if need[j] else top * f / 4
                 rows.append(r)
@@ -168,27 +199,16 @@ class StrategyProofness(Property):
         K = len(S)
         if K == 0:
             return np.empty(0)
-        reports = S * inst.capacity[None, :]
+        reports = _scaled_reports(inst, who, S)
         need = inst.demands[who]
         true_caps = inst.max_tasks[who]
         caps = _report_caps(need, reports, true_caps)
         rows = np.arange(K)
-        if ev.mode == CONTINUOUS and batchable(ev.policy):
-            D = np.repeat(inst.demands[None, :, :], K, axis=0)
-            D[rows, who, :] = reports
-            Kc = np.repeat(inst.max_tasks[None, :], K, axis=0)
-            Kc[rows, who] = caps
-            xi = fill_batch(ev.policy, D, inst.capacity, inst.weights, Kc)[rows, who]
-        else:
-            xi = np.empty(K)
-            for k in range(K):
-                D = inst.demands.copy()
-                D[who[k]] = reports[k]
-                Kc = inst.max_tasks.copy()
-                Kc[who[k]] = caps[k]
-                lie = Instance.from_arrays(inst.capacity, D, resources=inst.resources, weights=inst.weights,
-                                           max_tasks=Kc, users=inst.users)
-                xi[k] = ev.numeric(lie)[who[k]]
+        D = np.repeat(inst.demands[None, :, :], K, axis=0)
+        D[rows, who, :] = reports
+        Kc = np.repeat(inst.max_tasks[None, :], K, axis=0)
+        Kc[rows, who] = caps
+        xi = numeric_many(ev, inst, demands=D, caps=Kc)[rows, who]
         return leontief_tasks_np(need, xi[:, None] * reports, true_caps, ev.mode)
 
     def _refine(self, ev: Evaluator, inst: Instance, x: np.ndarray, scale: np.ndarray, users: list[int],
@@ -218,7 +238,7 @@ class StrategyProofness(Property):
     # --------------------------------------------------------------- verify
     def _verify(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, s: np.ndarray,
                 den: int) -> Violation | None:
-        report = _integer_report(inst, i, s, den)
+        report = _exact_report(inst, i, s, den, integer=ev.mode == CONTINUOUS)
         need = inst.demands_exact[i]
         k = inst.max_tasks_exact[i]
         cap = None if k is None else k * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
@@ -244,6 +264,15 @@ class StrategyProofness(Property):
         )
 
 
+@lru_cache(maxsize=16)
+def _simplex_grid(m: int, G: int) -> np.ndarray:
+    """All points ``a / G`` of the simplex with integer ``a`` (read-only)."""
+    pts = [(*a, G - sum(a)) for a in product(range(G + 1), repeat=m - 1) if sum(a) <= G]
+    grid = np.array(pts, dtype=float) / G
+    grid.setflags(write=False)
+    return grid
+
+
 def _simplex(u: np.ndarray) -> np.ndarray:
     """Rows of log-directions mapped to the simplex (softmax)."""
     e = np.exp(u - u.max(axis=1, keepdims=True))
@@ -266,17 +295,33 @@ def _report_caps(need: np.ndarray, reports: np.ndarray, caps: np.ndarray) -> np.
         return np.where(np.isfinite(caps), caps * ratio, np.inf)
 
 
-def _integer_report(inst: Instance, i: int, s: np.ndarray, den: int) -> list[Fraction]:
-    """Direction ``s`` as an exact report ``d'_j = s_j R_j``, rationalised
-    with denominators up to ``den`` and scaled to coprime integers. Needed
-    resources stay positive; unneeded ones may be zero."""
+def _scaled_reports(inst: Instance, who: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Reports ``d'_j = s_j R_j``, scaled so that one reported task has the
+    dominant share of one true task (the task size matters in the discrete
+    setting; the paper's continuous policies ignore the scale)."""
+    dom = (inst.demands[who] / inst.capacity[None, :]).max(axis=1)
+    return S * inst.capacity[None, :] * (dom / S.max(axis=1))[:, None]
+
+
+def _exact_report(inst: Instance, i: int, s: np.ndarray, den: int, integer: bool) -> list[Fraction]:
+    """Direction ``s`` as an exact report: ``s`` rationalised with
+    denominators up to ``den``, ``d'_j = s_j R_j`` scaled to the true task's
+    dominant share (see :func:`_scaled_reports`), and, when ``integer``
+    (continuous setting: only the direction matters), rescaled to coprime
+    integers for readability. Needed resources stay positive; unneeded ones
+    may be zero."""
     need = inst.demands_exact[i]
-    q = []
+    fs = []
     for j, sj in enumerate(s):
         f = Fraction(float(sj)).limit_denominator(den)
         if f <= 0:
             f = Fraction(1, den) if need[j] > 0 else Fraction(0)
-        q.append(f * inst.capacity_exact[j])
+        fs.append(f)
+    dom = max(d / c for d, c in zip(need, inst.capacity_exact, strict=True))
+    top = max(fs)
+    q = [f * c * dom / top for f, c in zip(fs, inst.capacity_exact, strict=True)]
+    if not integer:
+        return q
     lcm = math.lcm(*(v.denominator for v in q))
     ints = [int(v * lcm) for v in q]
     g = math.gcd(*ints)

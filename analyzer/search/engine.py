@@ -37,23 +37,25 @@ from typing import Any
 
 import numpy as np
 
-from models import Instance, Policy, PolicyError, SolverError, get_policy
+from models import Instance, InstanceError, Policy, PolicyError, SolverError, get_policy
 
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
 from .margins import margin_function
-from .shrink import shrink
+from .shrink import SHRINK_CHECKS, shrink
 from .stream import Recorder, Throttle
-from .strategies import grid, random_strategies
+from .strategies import build, grid, random_strategies
 
 #: Share of the budget given to the exhaustive grid.
 GRID_FRACTION: float = 0.3
 #: Share of the budget given to margin optimisation (when a margin exists).
 OPT_FRACTION: float = 0.1
 #: Positions a search may skip (unsupported / not applicable) per unit of budget.
-GENERATE_FACTOR: int = 10
+GENERATE_FACTOR: int = 25
 #: Positions per chunk of work.
 CHUNK: int = 64
+#: Fewest checks a shrink may spend, however small the search budget.
+SHRINK_MIN_CHECKS: int = 60
 #: Positions per chunk sent to a worker of a process pool.
 POOL_CHUNK: int = 256
 #: Near misses kept as starting points of the optimisation.
@@ -63,6 +65,9 @@ MARGIN_EVERY: int = 4
 #: scipy.optimize method of the optimisation phase (derivative-free; line
 #: searches along each parameter suit the piecewise-linear margins).
 OPT_METHOD: str = "Powell"
+#: The optimisation moves each capacity and demand by at most this factor
+#: (in log space: ``log(1000)``) from its near-miss value.
+OPT_LOG_SPAN: float = math.log(1000.0)
 #: Evaluations planned per optimisation start (fewer starts on small budgets).
 EVALS_PER_START: int = 60
 #: Denominators tried when an optimised float instance is made exact.
@@ -181,11 +186,13 @@ _GRIDS: dict[InstanceClass, tuple[list[Instance], Iterator[Instance]]] = {}
 
 
 def grid_prefix(cls: InstanceClass, count: int) -> list[Instance]:
-    """The first ``count`` grid instances of a class (cached per process)."""
+    """The first ``count`` grid instances of a class (cached per process;
+    the returned list may be longer than ``count`` -- read it up to
+    ``min(count, len)``)."""
     cached, it = _GRIDS.setdefault(cls, ([], grid(cls)))
     if len(cached) < count:
         cached.extend(itertools.islice(it, count - len(cached)))
-    return cached[:count]
+    return cached
 
 
 def cell_key(policy: str, prop: str) -> str:
@@ -216,7 +223,9 @@ class Cell:
 
     @property
     def grid_len(self) -> int:
-        return len(grid_prefix(self.cls, int(self.budget * GRID_FRACTION)))
+        """Positions of the stream taken by the exhaustive grid."""
+        want = int(self.budget * GRID_FRACTION)
+        return min(want, len(grid_prefix(self.cls, want)))
 
     def at(self, pos: int) -> tuple[str, Instance]:
         """Phase name and instance at stream position ``pos``."""
@@ -342,6 +351,13 @@ class _State:
 
 
 # --------------------------------------------------------------------- search
+def shrink_budget(budget: int) -> int:
+    """Checks a shrink may spend: the search budget, at least
+    :data:`SHRINK_MIN_CHECKS` and at most :data:`~analyzer.search.shrink.SHRINK_CHECKS`
+    (shrinking effort scales with the search effort asked for)."""
+    return max(SHRINK_MIN_CHECKS, min(SHRINK_CHECKS, budget))
+
+
 class _Stop(Exception):
     pass
 
@@ -349,6 +365,35 @@ class _Stop(Exception):
 class _Found(Exception):
     def __init__(self, violation: Violation) -> None:
         self.violation = violation
+
+
+def _run_stream(cell: Cell, st: _State, budget: int, recorder: Recorder, tick: Progress, pool: Any, workers: int,
+                with_margin: bool, label: str) -> tuple[Violation | None, str | None, int | None]:
+    """Examine stream positions from ``st.pos`` until ``budget`` checks, the
+    end of the stream or a violation; chunks run speculatively in parallel
+    on ``pool`` and are merged in stream order."""
+    max_pos = cell.budget * GENERATE_FACTOR
+    throttle = Throttle()
+    found: tuple[Violation | None, str | None, int | None] = (None, None, None)
+    while st.checked < budget and st.pos < max_pos:
+        n_chunks = max(1, workers) if pool is not None else 1
+        size = CHUNK if pool is None else POOL_CHUNK
+        starts = [s for s in (st.pos + i * size for i in range(n_chunks)) if s < max_pos]
+        args = [(cell, s, min(s + size, max_pos), budget - st.checked, with_margin) for s in starts]
+        chunks = pool.starmap(examine, args) if pool is not None and len(args) > 1 else [examine(*a) for a in args]
+        for ch in chunks:
+            before = st.checked
+            found = st.absorb(ch, budget)
+            tick(st.checked - before)
+            if found[0] is not None:
+                recorder.emit({"type": "found", "cell": cell.key, "pos": found[2], "phase": found[1],
+                               "violation": found[0].to_dict()})
+                return found
+            if st.checked >= budget:
+                break
+        if throttle.due():
+            recorder.emit(st.to_record(cell.key, label))
+    return found
 
 
 def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any] | None = None,
@@ -363,41 +408,26 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
     margin = margin_function(cell.prop)
     opt_budget = int(cell.budget * OPT_FRACTION) if margin is not None else 0
     stream_budget = cell.budget - opt_budget
-    max_pos = cell.budget * GENERATE_FACTOR
-    throttle = Throttle()
     violation: Violation | None = None
     phase: str | None = None
     at: int | None = None
-    resumed_in_opt = bool(resume) and resume.get("phase") == "optimise"
-    # phases 1-2: the stream, in chunks (speculatively in parallel with a pool)
-    while not resumed_in_opt and st.checked < stream_budget and st.pos < max_pos and violation is None:
-        n_chunks = max(1, workers) if pool is not None else 1
-        size = CHUNK if pool is None else POOL_CHUNK
-        starts = [st.pos + i * size for i in range(n_chunks)]
-        starts = [s for s in starts if s < max_pos]
-        args = [(cell, s, min(s + size, max_pos), stream_budget - st.checked, margin is not None) for s in starts]
-        chunks = pool.starmap(examine, args) if pool is not None and len(args) > 1 else [examine(*a) for a in args]
-        for ch in chunks:
-            before = st.checked
-            violation, phase, at = st.absorb(ch, stream_budget)
-            tick(st.checked - before)
-            if violation is not None:
-                recorder.emit({"type": "found", "cell": cell.key, "pos": at, "phase": phase,
-                               "violation": violation.to_dict()})
-                break
-            if st.checked >= stream_budget:
-                break
-        if violation is None and throttle.due():
-            recorder.emit(st.to_record(cell.key, "stream"))
+    resumed = resume.get("phase", "stream") if resume else "stream"
+    # phases 1-2: the stream
+    if resumed == "stream":
+        violation, phase, at = _run_stream(cell, st, stream_budget, recorder, tick, pool, workers, margin is not None,
+                                           "stream")
     # phase 3: optimisation of the margin from near misses
-    if violation is None and margin is not None:
-        if not resumed_in_opt:
+    if violation is None and margin is not None and resumed in ("stream", "optimise"):
+        if resumed == "stream":
             recorder.emit(st.to_record(cell.key, "optimise"))
         violation = _optimise(cell, st, margin, cell.budget, recorder, tick)
         if violation is not None:
             phase, at = "optimise", None
             recorder.emit({"type": "found", "cell": cell.key, "pos": None, "phase": phase,
                            "violation": violation.to_dict()})
+    # evaluations the optimisation did not use go back to the stream
+    if violation is None and st.checked < cell.budget:
+        violation, phase, at = _run_stream(cell, st, cell.budget, recorder, tick, pool, workers, False, "topup")
     # shrink and re-verify
     shrunk: Violation | None = None
     spent = 0
@@ -406,7 +436,7 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
             kind, v, _ = _check_one(cell, cand)
             return v if kind == "c" else None
 
-        inst, _, spent = shrink(violation.instance, still, cell.cls)
+        inst, _, spent = shrink(violation.instance, still, cell.cls, shrink_budget(cell.budget))
         shrunk = still(inst) or violation
     return SearchResult(policy=cell.policy.label, property=cell.prop.name, counterexample=shrunk,
                         instances=st.checked, seed=cell.seed, budget=cell.budget, instance_class=cell.cls,
@@ -419,9 +449,9 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
 
 def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float], budget: int,
               recorder: Recorder, tick: Progress) -> Violation | None:
-    """Derivative-free minimisation (:data:`OPT_METHOD`) over the log of the
-    positive capacities and demands of each near miss, minimising the margin; a numerically negative margin is
-    handed to the exact check."""
+    """Derivative-free minimisation (:data:`OPT_METHOD`) of the margin over
+    the log of the positive capacities and demands of each near miss; an
+    instance with a numerically negative margin goes to the exact check."""
     from scipy.optimize import minimize
 
     starts = list(st.near)[:max(1, int(budget * OPT_FRACTION) // EVALS_PER_START)]
@@ -442,7 +472,10 @@ def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float
             if st.checked >= min(stop_at, budget):
                 raise _Stop
             cap, dem = unpack(theta)
-            inst = Instance.from_arrays(cap, dem, weights=base.weights, max_tasks=base.max_tasks)
+            try:
+                inst = Instance.from_arrays(cap, dem, weights=base.weights, max_tasks=base.max_tasks)
+            except InstanceError:  # outside the model (e.g. an entry underflowed to 0): not a candidate
+                return float(np.inf)
             if cell.policy.supports(inst) is not None or cell.prop.applies(inst) is not None:
                 return float(np.inf)
             st.checked += 1
@@ -458,7 +491,8 @@ def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float
             return mg
 
         try:
-            minimize(objective, x0, method=OPT_METHOD, options={"maxfev": per_start})
+            bounds = [(v - OPT_LOG_SPAN, v + OPT_LOG_SPAN) for v in x0]
+            minimize(objective, x0, method=OPT_METHOD, bounds=bounds, options={"maxfev": per_start})
         except _Stop:
             pass
         except _Found as f:
@@ -473,8 +507,6 @@ def _exact_versions(cap: np.ndarray, dem: np.ndarray, base: Instance) -> Iterato
     then the floats as written."""
     w = list(base.weights_exact) if base.weighted else None
     k = list(base.max_tasks_exact) if base.capped else None
-    from .strategies import build
-
     seen: set[str] = set()
     for den in (*EXACT_DENOMINATORS, None):
         def q(v: float, den: int | None = den) -> Fraction:
@@ -546,7 +578,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     -------
     SearchResult
     """
-    from .pool import process_pool, resolve_workers
+    from .pool import process_pool, resolve_workers, warm_up
     from .stream import open_stream
 
     cell = make_cell(policy, property, budget, seed, instance_class, mode)
@@ -556,7 +588,8 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     if cell.key in state.finished:
         return SearchResult.from_dict(state.finished[cell.key])
     n = resolve_workers(workers)
-    cell.grid_len  # build the grid once, before the pool forks
+    if n > 1:
+        warm_up([cell])  # imports and the grid once, before the pool forks
     with process_pool(n) as pool:
         result = run_cell(cell, recorder, state.progress.get(cell.key), progress, pool, n)
     recorder.emit({"type": "cell", "cell": cell.key, "result": result.to_dict()})

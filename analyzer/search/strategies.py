@@ -60,12 +60,33 @@ def build(capacity: Sequence[int | Fraction], demands: Sequence[Sequence[int | F
           weights: Sequence[int | Fraction] | None = None,
           caps: Sequence[int | Fraction | None] | None = None) -> Instance:
     """An exact instance from integer (or Fraction) data; users ``A, B, ...``
-    and resources ``r1, r2, ...`` as the paper names them."""
+    and resources ``r1, r2, ...`` as the paper names them.
+
+    Integer data (the common case) takes the vectorised
+    :meth:`~models.instance.Instance.from_arrays` path: integers are exact
+    as floats, so the instance's exact values are the integers themselves.
+    """
     n, m = len(demands), len(capacity)
     users = [_user_name(i) for i in range(n)]
     resources = [f"r{j + 1}" for j in range(m)]
+    flat = [*capacity, *(v for row in demands for v in row), *(weights or ()), *(k for k in (caps or ()) if k is not None)]
+    if all(_small_int(v) for v in flat):
+        return Instance.from_arrays([int(c) for c in capacity], [[int(v) for v in row] for row in demands],
+                                    resources=resources, users=users,
+                                    weights=None if weights is None else [int(w) for w in weights],
+                                    max_tasks=None if caps is None else [None if k is None else int(k) for k in caps])
     return Instance.from_exact(list(capacity), [list(r) for r in demands], weights=weights, max_tasks=caps,
                                users=users, resources=resources)
+
+
+#: Integers below this are exact as floats (2^53).
+_EXACT_INT_LIMIT: int = 2**53
+
+
+def _small_int(v: object) -> bool:
+    if isinstance(v, Fraction):
+        return v.denominator == 1 and abs(v.numerator) < _EXACT_INT_LIMIT
+    return isinstance(v, int | np.integer) and abs(int(v)) < _EXACT_INT_LIMIT
 
 
 def _user_name(i: int) -> str:
