@@ -9,6 +9,7 @@ from models import Allocation, Instance, InstanceError, Policy, PolicyError, Sol
 from .api import as_instance, solve
 from .check import check
 from .discrete import progressive_filling
+from .policy_file import load_policy_file
 from .table import PropertyTable, property_table
 from .search import search  # noqa: E402 -- the function shadows the subpackage name on purpose
 
@@ -24,6 +25,7 @@ __all__ = [
     "check",
     "available",
     "get_policy",
+    "load_policy_file",
     "progressive_filling",
     "property_table",
     "register",

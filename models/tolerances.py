@@ -73,3 +73,11 @@ def conic_solver_options(solver: str) -> dict[str, float]:
     if solver == "SCS":
         return {"eps": CONIC_SOLVER_TOL * 100}
     return {}
+
+#: Relative slack when rounding a task's slot count up (slot-based sharing):
+#: a need of ``2 * (1 + 1e-12)`` slots from float roundoff counts as 2.
+SLOT_ROUND_RTOL: float = 1e-9
+
+#: A convex-program answer whose objective is worse than that of a known
+#: feasible point by more than this (relative) is rejected as inaccurate.
+OBJECTIVE_RTOL: float = 1e-7
