@@ -40,6 +40,8 @@ PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy
 DEFAULT_BUDGET: int = 10_000
 #: Symbols of the three cell states.
 HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
+#: Suffix of a ✗ whose counterexample is confirmed numerically only.
+NUMERIC = "(numeric)"
 
 
 @dataclass
@@ -83,7 +85,11 @@ class PropertyTable:
         if r.holds is None:
             return NA
         if not detail:
-            return HOLDS if r.holds else VIOLATED
+            if r.holds:
+                return HOLDS
+            # DESIGN: a ✗ is exactly verified; a violation the property could
+            # only confirm numerically (no exact solver) is marked as such
+            return VIOLATED if r.counterexample.exact else f"{VIOLATED} {NUMERIC}"
         return r.summary()
 
     def _grid(self, detail: bool) -> Table:
@@ -131,21 +137,23 @@ class PropertyTable:
         return text.replace(_latex_escape(HOLDS), r"\checkmark").replace(_latex_escape(VIOLATED), r"$\times$")
 
     def to_csv(self) -> str:
-        """One row per cell: policy, property, holds, instances, class,
-        counterexample, message."""
+        """One row per cell: policy, property, holds, instances, class, seed,
+        budget, counterexample, exact (verified in exact arithmetic), message."""
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["policy", "property", "holds", "instances", "class", "seed", "budget", "counterexample", "message"])
+        w.writerow(["policy", "property", "holds", "instances", "class", "seed", "budget", "counterexample", "exact",
+                    "message"])
         for q in self.properties:
             for p in self.policies:
                 r = self.get(p, q)
                 if r is None:
-                    w.writerow([p, q, "", "", "", "", "", "", "not searched"])
+                    w.writerow([p, q, "", "", "", "", "", "", "", "not searched"])
                     continue
                 v = r.counterexample
                 holds = "n/a" if r.holds is None else str(r.holds).lower()
                 w.writerow([p, q, holds, r.instances, r.instance_class.name, r.seed, r.budget,
-                            "" if v is None else v.instance.describe(), "" if v is None else v.message])
+                            "" if v is None else v.instance.describe(), "" if v is None else str(v.exact).lower(),
+                            "" if v is None else v.message])
         return buf.getvalue()
 
     def to_dict(self) -> dict[str, Any]:

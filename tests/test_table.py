@@ -69,7 +69,7 @@ def test_latex_csv_json(table):
     rows = list(csv.DictReader(io.StringIO(table.to_csv())))
     assert len(rows) == 6
     asset_si = next(r for r in rows if r["policy"] == "asset" and r["property"] == "sharing-incentive")
-    assert asset_si["holds"] == "false" and asset_si["counterexample"].startswith("R=<")
+    assert asset_si["holds"] == "false" and asset_si["counterexample"].startswith("R=<") and asset_si["exact"] == "true"
     assert next(r for r in rows if r["policy"] == "test-nothing")["holds"] == "n/a"
     data = json.loads(table.to_json())
     assert [c["policy"] for c in data["cells"][:3]] == ["asset", "drf", "test-nothing"]
