@@ -40,6 +40,10 @@ class Policy(ABC):
     description: ClassVar[str] = ""
     source: ClassVar[str] = ""
     parameters: ClassVar[dict[str, Any]] = {}
+    #: True for policies defined for whole tasks only (the production
+    #: variants of :mod:`models.variants`): their continuous ``solve``
+    #: raises :class:`PolicyError`.
+    discrete_only: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.parameters))

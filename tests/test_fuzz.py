@@ -34,7 +34,7 @@ from models.filling import FillingPolicy
 from models.tolerances import CROSSCHECK_RTOL, FEASIBILITY_RTOL
 
 PROFILES = [pytest.param("fuzz", id="fuzz"), pytest.param("fuzz-slow", id="slow", marks=pytest.mark.slow)]
-POLICIES = sorted(available())
+POLICIES = sorted(p for p in available() if not get_policy(p).discrete_only)  # continuous solvers only
 EXACT_POLICIES = [p for p in POLICIES if get_policy(p).has_exact]
 #: Policies solved by the fast progressive-filling kernel (no convex
 #: solver); the others get fewer examples in the default run.

@@ -73,6 +73,7 @@ class VariantPolicy(Policy):
     """
 
     form: ClassVar[type[VariantShare]]
+    discrete_only = True
 
     def discrete_form(self) -> VariantShare:
         """The discrete policy run by :func:`models.discrete.fill`."""
