@@ -167,7 +167,8 @@ def _parse_extensions(data: Mapping[str, Any], users_table: Mapping[str, Any], r
                 vals = {}
                 for r, v in row.items():
                     if r not in res:
-                        raise InstanceError(f"{path}.{key}.{r}: unknown resource (resources are {', '.join(resources)})")
+                        known = ", ".join(resources)
+                        raise InstanceError(f"{path}.{key}.{r}: unknown resource (resources are {known})")
                     vals[str(r)] = _exact(_number(f"{path}.{key}.{r}", v))
                 per[key][str(uname)] = vals
         if "group" in spec:

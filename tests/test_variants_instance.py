@@ -92,8 +92,8 @@ def test_cli_variants_bad_input_exits_2(tmp_path) -> None:
 
 
 def test_cli_discrete_on_zero_capacity_exits_2() -> None:
-    r = subprocess.run([sys.executable, "-m", "analyzer", "discrete", "examples/variants_zero.toml", "--policy", "yarn"],
-                       capture_output=True, text=True)
+    argv = [sys.executable, "-m", "analyzer", "discrete", "examples/variants_zero.toml", "--policy", "yarn"]
+    r = subprocess.run(argv, capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "gpu has capacity 0" in r.stderr
 
 
