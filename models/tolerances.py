@@ -43,3 +43,17 @@ def conic_solver_options(solver: str) -> dict[str, float]:
     if solver == "SCS":
         return {"eps": CONIC_SOLVER_TOL * 100}
     return {}
+
+#: CEEI Newton method (models/ceei_newton.py): stop when the projected
+#: gradient of the normalised dual (the largest relative slack of a priced
+#: resource, or relative excess of any resource) is below this.
+CEEI_NEWTON_TOL: float = 1e-13
+
+#: CEEI Newton method: relative duality gap and complementary slackness
+#: (normalised units, weights summing to 1) under which the Newton solution
+#: is accepted as optimal; above it the policy falls back to cvxpy.
+CEEI_CERTIFICATE_RTOL: float = 1e-9
+
+#: Relative size under which a change of a floating-point objective value is
+#: roundoff: the Newton line search then judges a step by its KKT residual.
+ROUNDOFF_RTOL: float = 1e-13
