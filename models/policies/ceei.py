@@ -47,8 +47,8 @@ class CEEI(Policy):
     source = "Ghodsi et al., NSDI 2011, Section 5.2"
 
     def program(self, instance: Instance) -> list[Any]:
-        """The Eisenberg-Gale program, in scaled variables ``y_i = x_i * s_i``
-        (``s_i`` the dominant share of one task), unsolved."""
+        """The Eisenberg-Gale program, in scaled variables ``y_i = x_i / r_i``
+        (``r_i`` the tasks of a weighted equal share, see ``_build``), unsolved."""
         import cvxpy as cp
 
         prob, _ = _build(instance)
@@ -107,24 +107,34 @@ class CEEI(Policy):
 
 
 def _build(instance: Instance) -> tuple[Any, Any]:
+    """The program in variables scaled to be of order 1 (Clarabel's
+    tolerances are absolute in the scaled data; with ``x_i`` or
+    ``x_i * s_i`` as variables it returns infeasible answers from 10^3 users
+    on): ``y_i = x_i / r_i`` where ``r_i = (w_i / W) / s_i`` is what user
+    ``i`` runs with the weighted equal share ``w_i / W`` of its dominant
+    resource (``s_i`` the dominant share of one task), and the objective
+    ``sum_i (w_i / mean w) log y_i`` (equal to the Eisenberg-Gale objective
+    up to a positive factor and a constant)."""
     import cvxpy as cp
 
     D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
-    s = (D / R).max(axis=1)  # dominant share of one task
-    A = (D / R) / s[:, None]  # share of each resource per unit of dominant share
-    live = ~(k <= 0)  # users capped at zero get nothing
-    idx = np.flatnonzero(live)
+    idx = np.flatnonzero(~(k <= 0))  # users capped at zero get nothing
+    A = D[idx] / R
+    s = A.max(axis=1)  # dominant share of one task
+    wl = w[idx]
+    r = (wl / wl.sum()) / s
     y = cp.Variable(idx.size, pos=True)
-    used = np.flatnonzero((A[idx] > 0).any(axis=0))  # rows nobody uses are dropped
-    cons = [A[idx][:, used].T @ y <= 1]
-    fin = np.isfinite(k[idx])
+    used = np.flatnonzero((A > 0).any(axis=0))  # resources nobody uses are dropped
+    cons = [(A[:, used] * r[:, None]).T @ y <= 1]
+    kl = k[idx]
+    fin = np.isfinite(kl)
     if fin.any():
-        cons.append(y[np.flatnonzero(fin)] <= k[idx][fin] * s[idx][fin])
-    prob = cp.Problem(cp.Maximize(w[idx] @ cp.log(y)), cons)
+        cons.append(y[np.flatnonzero(fin)] <= kl[fin] / r[fin])
+    prob = cp.Problem(cp.Maximize((wl / wl.mean()) @ cp.log(y)), cons)
 
     def recover() -> np.ndarray:
         x = np.zeros(instance.n)
-        x[idx] = np.asarray(y.value, dtype=float) / s[idx]
+        x[idx] = np.asarray(y.value, dtype=float) * r
         return x
 
     return prob, recover

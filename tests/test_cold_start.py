@@ -1,0 +1,45 @@
+"""Start-up cost of the command line: what ``fairalloc solve --policy drf``
+imports (the speed itself is measured by benchmarks/bench_cold_start.py;
+no timing assertions here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer.render import Table, render_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = ROOT / "examples" / "paper_two_users.toml"
+
+#: Modules that a DRF solve must not load: cvxpy, scipy and sympy are only
+#: for programs, cross-checks and exact answers; tabulate is replaced by
+#: analyzer.render's own grids.
+HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel")
+
+
+@pytest.mark.parametrize("fmt", ["text", "md", "json"])
+def test_solve_drf_imports_no_heavy_module(fmt: str) -> None:
+    code = (
+        "import sys, io, contextlib; from analyzer.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main(['solve', {str(PAPER)!r}, '--policy', 'drf', '--format', {fmt!r}])\n"
+        f"print(rc, sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["0", "[]"], r.stdout
+
+
+def test_grids_match_tabulate_layout() -> None:
+    tabulate = pytest.importorskip("tabulate").tabulate
+    headers = ["user", "drf", "asset", "c"]
+    rows = [["A", "3", "63/25 (2.52)", "✓"], ["Bob", "2", " x ", "✗ no"], ["", "", "", ""]]
+    text = render_tables([Table("T", headers, rows)], "text")
+    md = render_tables([Table("T", headers, rows)], "md")
+    # render_tables strips trailing blank lines (the empty last row)
+    assert text == "T\n" + tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True).rstrip() + "\n"
+    assert md == "### T\n\n" + tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True).rstrip() + "\n"
