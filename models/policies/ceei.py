@@ -48,10 +48,10 @@ class CEEI(Policy):
 
     def program(self, instance: Instance) -> list[Any]:
         """The Eisenberg-Gale program, in scaled variables ``y_i = x_i / r_i``
-        (``r_i`` the tasks of a weighted equal share, see ``_build``), unsolved."""
+        (``r_i`` the tasks of a weighted equal share, see :func:`build_program`), unsolved."""
         import cvxpy as cp
 
-        prob, _ = _build(instance)
+        prob, _ = build_program(instance)
         assert isinstance(prob, cp.Problem)
         return [prob]
 
@@ -93,7 +93,7 @@ class CEEI(Policy):
         if not np.any(instance.max_tasks > 0):  # everybody capped at 0: nothing to solve
             return Allocation(instance=instance, x=np.zeros(instance.n), policy=self.label, status=OPTIMAL,
                               stats={"solver": "trivial", "seconds": time.perf_counter() - t0})
-        prob, recover = _build(instance)
+        prob, recover = build_program(instance)
 
         def feasible(_: Any) -> str | None:
             viol = Allocation(instance=instance, x=recover(), policy=self.label).max_violation()
@@ -106,8 +106,11 @@ class CEEI(Policy):
         return alloc
 
 
-def _build(instance: Instance) -> tuple[Any, Any]:
-    """The program in variables scaled to be of order 1 (Clarabel's
+def build_program(instance: Instance) -> tuple[Any, Any]:
+    """The Eisenberg-Gale program of ``instance`` in cvxpy (unsolved) and a
+    function recovering the task counts ``x`` after it is solved.
+
+    The program in variables scaled to be of order 1 (Clarabel's
     tolerances are absolute in the scaled data; with ``x_i`` or
     ``x_i * s_i`` as variables it returns infeasible answers from 10^3 users
     on): ``y_i = x_i / r_i`` where ``r_i = (w_i / W) / s_i`` is what user
