@@ -7,6 +7,10 @@ counterexamples, build property tables, compare with discrete scheduling.
 from models import Allocation, Instance, InstanceError, Policy, PolicyError, SolverError, available, get_policy, register
 
 from .api import as_instance, solve
+from .check import check
+from .discrete import progressive_filling
+from .table import PropertyTable, property_table
+from .search import search  # noqa: E402 -- the function shadows the subpackage name on purpose
 
 __all__ = [
     "Allocation",
@@ -14,10 +18,15 @@ __all__ = [
     "InstanceError",
     "Policy",
     "PolicyError",
+    "PropertyTable",
     "SolverError",
     "as_instance",
+    "check",
     "available",
     "get_policy",
+    "progressive_filling",
+    "property_table",
     "register",
+    "search",
     "solve",
 ]

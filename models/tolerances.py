@@ -20,6 +20,36 @@ COMPARE_RTOL: float = 1e-7
 #: Absolute floor added to :data:`COMPARE_RTOL` comparisons near zero.
 COMPARE_ATOL: float = 1e-9
 
+#: Relative margin a violation must exceed to be reported from floating-point
+#: numbers alone, when a policy has no exact solver (far above the solver
+#: tolerances, so that solver noise is never reported as a violation).
+NUMERIC_CONFIRM_RTOL: float = 1e-4
+
+#: Absolute floor added to :data:`NUMERIC_CONFIRM_RTOL` near zero.
+NUMERIC_CONFIRM_ATOL: float = 1e-6
+
+#: Largest denominator used when a floating-point deviation (a report
+#: direction found by an optimiser) is rationalised for exact re-checking.
+RATIONALIZE_MAX_DENOMINATOR: int = 1000
+
+#: Relative diagonal regularisation of the Newton systems of the batched CEEI
+#: price solver (keeps them solvable when fewer users than prices move).
+CEEI_NEWTON_REGULARIZATION: float = 1e-12
+
+#: The batched CEEI price solver stops when every KKT residual (projected
+#: gradient of the dual) is below this fraction of the capacity.
+CEEI_KKT_RTOL: float = 1e-10
+
+#: Relative rounding allowance on the dual value in the line search of the
+#: batched CEEI price solver (its last Newton steps change the value by less
+#: than its rounding error).
+CEEI_VALUE_RTOL: float = 1e-13
+
+#: Sufficient-decrease constant and number of halvings of the line search of
+#: the batched CEEI price solver.
+CEEI_ARMIJO: float = 1e-4
+CEEI_LINE_SEARCH_STEPS: int = 30
+
 #: A cvxpy dual value above this marks a binding constraint (leximin LPs).
 DUAL_TOL: float = 1e-7
 

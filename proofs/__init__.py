@@ -1,2 +1,27 @@
 """Exact arithmetic: rational solutions, optimality certificates and symbolic
-derivations. Depends on :mod:`models` only."""
+derivations. Depends on :mod:`models` only.
+
+:data:`EXACT_SOLVERS` maps a policy name to the exact solver that
+:func:`analyzer.api.solve` uses for ``exact=True``; policies not listed use
+their own :meth:`~models.policy.Policy.solve_exact` (the filling policies:
+rational progressive filling).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from models import Allocation, Instance, Policy
+
+from .ceei_exact import CEEIEnclosure, KKTCertificate, solve_ceei_exact
+from .checks import Check
+from .explain import explain
+from .filling_certificate import FillingCertificate, StageCertificate, certify_filling
+
+#: Exact solvers living in proofs, by policy name.
+EXACT_SOLVERS: dict[str, Callable[[Policy, Instance], Allocation]] = {
+    "ceei": solve_ceei_exact,
+}
+
+__all__ = ["EXACT_SOLVERS", "CEEIEnclosure", "Check", "FillingCertificate", "KKTCertificate", "StageCertificate",
+           "certify_filling", "explain", "solve_ceei_exact"]

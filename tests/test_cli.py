@@ -25,7 +25,7 @@ def test_solve_text_side_by_side(capsys) -> None:
     code, out, err = run(capsys, "solve", str(PAPER), "--exact")
     assert code == 0
     assert "63/25" in out and "54/25" in out
-    assert "ceei: not exact" in out  # floats are never labelled exact
+    assert "45/11" in out and "not exact" not in out  # CEEI is exact too (proofs.ceei_exact)
 
 
 @pytest.mark.parametrize("fmt", ["text", "md", "latex", "csv", "json"])

@@ -16,6 +16,9 @@ def register(sub: Any) -> None:
     p.add_argument("file", help="scenario file (.toml or .json)")
     p.add_argument("--policy", default=DEFAULT_POLICIES, help=f"comma-separated policies (default: {DEFAULT_POLICIES})")
     p.add_argument("--exact", action="store_true", help="exact numbers where the policy has an exact solver")
+    p.add_argument("--explain", action="store_true",
+                   help="with --exact (implied): say why each allocation is optimal (filling stages, CEEI prices "
+                        "and KKT check)")
     add_format_option(p)
     p.set_defaults(run=run)
 
@@ -23,15 +26,26 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from models import Instance, get_policy
 
+    from proofs import explain
+
     from ..api import solve
 
     inst = Instance.load(args.file)
     policies = [get_policy(name) for name in split_list(args.policy, "policy")]
-    allocs = [solve(inst, pol, exact=args.exact) for pol in policies]
+    exact = args.exact or args.explain
+    allocs = [solve(inst, pol, exact=exact) for pol in policies]
+    explanations = [explain(pol, a) for pol, a in zip(policies, allocs, strict=True)] if args.explain else []
     if args.format == "json":
-        write_out(to_json({"instance": inst.to_dict(), "allocations": [a.to_dict() for a in allocs]}))
+        out = [a.to_dict() for a in allocs]
+        for entry, lines in zip(out, explanations, strict=False):
+            entry["explanation"] = lines
+        write_out(to_json({"instance": inst.to_dict(), "allocations": out}))
         return 0
     tables, notes = allocation_tables(inst, allocs)
+    if explanations:
+        tables.append(Table("Why each allocation is optimal", ["policy", "argument"],
+                            [[a.policy, line] for a, lines in zip(allocs, explanations, strict=True)
+                             for line in lines]))
     write_out(render_tables(tables, args.format, notes))
     return 0
 

@@ -6,7 +6,9 @@ from .base import (
     MODES,
     Property,
     Violation,
+    allocate,
     available_properties,
+    check_mode,
     get_property,
     register_property,
 )
@@ -17,7 +19,9 @@ __all__ = [
     "MODES",
     "Property",
     "Violation",
+    "allocate",
     "available_properties",
+    "check_mode",
     "get_property",
     "register_property",
 ]

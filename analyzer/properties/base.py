@@ -5,10 +5,19 @@ Ghodsi et al., NSDI 2011, Section 3 lists the properties; each module of
 :mod:`analyzer.properties` implements one of them (or a small family) as a
 :class:`Property` subclass registered with :func:`register_property`.
 
-A check works in two steps: a fast numeric screen finds a candidate
-deviation (a lie, a removed user, added resources, a better allocation...),
-then :meth:`Property.verify` recomputes it in exact arithmetic. Only an
-exactly verified :class:`Violation` is reported as a violation.
+A check works in two steps: a fast numeric screen (floats, the named
+tolerances of :mod:`models.tolerances`) finds a candidate deviation (a lie,
+a removed user, grown capacities, a better allocation...), then the check
+recomputes the original and the deviated instances with
+``allocate(..., exact=True)`` and compares exactly. Only a verified
+:class:`Violation` is returned; when the policy has no exact solver the
+candidate must clear a margin far above solver noise
+(:data:`~models.tolerances.NUMERIC_CONFIRM_RTOL`) and the violation says it
+is not exact (``exact=False``).
+
+Every property also has ``margin(policy, instance, mode)``: a float that is
+negative when the numeric screen sees a violation, used by the search to
+steer (never to decide).
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from models import Instance, Policy, PolicyError
+from models import Allocation, Instance, Policy, PolicyError, get_policy
 
 #: The settings a property can be checked in.
 CONTINUOUS = "continuous"
@@ -99,6 +108,11 @@ class Property(ABC):
     name: ClassVar[str]
     title: ClassVar[str] = ""
     source: ClassVar[str] = ""
+    #: One-line definition (``fairalloc properties``).
+    summary: ClassVar[str] = ""
+    #: Position in listings and tables (the paper's Table 2 order; user
+    #: properties come after the built-in ones).
+    order: ClassVar[int] = 100
 
     def applies(self, instance: Instance) -> str | None:
         """``None`` when the property says something about ``instance``;
@@ -114,6 +128,64 @@ class Property(ABC):
         return f"<property {self.name}>"
 
 
+def check_mode(mode: str) -> str:
+    """``mode`` itself when it is one of :data:`MODES`.
+
+    Raises
+    ------
+    PolicyError
+        For any other value (a bad-input error, exit code 2 on the CLI).
+    """
+    if mode not in MODES:
+        raise PolicyError(f"mode: must be one of {', '.join(MODES)}, got {mode!r}")
+    return mode
+
+
+def allocate(policy: str | Policy, instance: Instance, mode: str = CONTINUOUS, exact: bool = False) -> Allocation:
+    """The allocation a property check compares against, in ``mode``.
+
+    Every property check computes its allocations through this function, so
+    that one check serves both settings.
+
+    Parameters
+    ----------
+    policy : str or Policy
+        The policy.
+    instance : Instance
+        The (original or deviated) instance.
+    mode : {"continuous", "discrete"}
+        ``"continuous"``: :func:`analyzer.api.solve` (Ghodsi et al., NSDI
+        2011, Sections 4-5). ``"discrete"``: whole tasks placed by
+        progressive filling (Section 6, Algorithm 1), from
+        :func:`analyzer.discrete.progressive_filling`.
+    exact : bool
+        Ask for exact numbers (continuous mode; discrete task counts are
+        whole numbers and exact anyway).
+
+    Raises
+    ------
+    PolicyError
+        For an unknown mode, or discrete mode before :mod:`analyzer.discrete`
+        exists.
+
+    Examples
+    --------
+    >>> inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
+    >>> allocate("drf", inst, exact=True).x_exact
+    (Fraction(3, 1), Fraction(2, 1))
+    """
+    check_mode(mode)
+    if mode == CONTINUOUS:
+        from ..api import solve
+
+        return solve(instance, policy, exact=exact)
+    try:
+        from ..discrete import progressive_filling
+    except ImportError:
+        raise PolicyError("discrete mode needs analyzer.discrete (progressive filling of whole tasks)") from None
+    return progressive_filling(instance, get_policy(policy)).allocation
+
+
 _PROPERTIES: dict[str, type[Property]] = {}
 _LOADED = False
 
@@ -125,7 +197,8 @@ def register_property(cls: type[Property]) -> type[Property]:
 
 
 def available_properties() -> dict[str, type[Property]]:
-    """All registered properties by name (modules are imported on first use)."""
+    """All registered properties by name, in the paper's Table 2 order
+    (:attr:`Property.order`, then name); modules are imported on first use."""
     global _LOADED
     if not _LOADED:
         _LOADED = True
@@ -134,7 +207,7 @@ def available_properties() -> dict[str, type[Property]]:
         for info in pkgutil.iter_modules(properties.__path__):
             if info.name != "base" and not info.name.startswith("_"):
                 importlib.import_module(f"{properties.__name__}.{info.name}")
-    return dict(_PROPERTIES)
+    return dict(sorted(_PROPERTIES.items(), key=lambda kv: (kv[1].order, kv[0])))
 
 
 def get_property(spec: str | Property) -> Property:

@@ -1,0 +1,49 @@
+"""Progress bars for long commands: tqdm on stderr, shown only when stderr
+is a terminal and ``--quiet`` is not given."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def progress_bar(total: int, unit: str, quiet: bool, desc: str = "") -> Any:
+    """A tqdm bar (disabled when not wanted; its methods are then no-ops)."""
+    from tqdm import tqdm
+
+    enabled = not quiet and sys.stderr.isatty()
+    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, leave=False,
+                dynamic_ncols=True)
+
+
+def add_run_options(p: Any) -> None:
+    """Flags shared by ``search`` and ``table`` (with ``--format``)."""
+    from ..cli import add_format_option
+
+    add_format_option(p)
+    p.add_argument("--budget", type=int, default=None, help="instances checked per search (default: 10000)")
+    p.add_argument("--seed", type=int, default=0, help="master seed (default: 0); same seed, same result")
+    p.add_argument("--class", dest="instance_class", default=None,
+                   help="instance class: paper (default) or options zeros,weights,caps (or all)")
+    p.add_argument("--mode", choices=("continuous", "discrete"), default="continuous", help="setting (default: continuous)")
+    p.add_argument("--out", default=None, help="stream checkpoints and findings to this JSON-lines file")
+    p.add_argument("--resume", action="store_true", help="continue the run recorded in --out")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def checked_budget(value: int | None, default: int) -> int:
+    """The ``--budget`` value, validated.
+
+    Raises
+    ------
+    UsageError
+        For a negative budget.
+    """
+    from ..cli import UsageError
+
+    if value is None:
+        return default
+    if value < 0:
+        raise UsageError(f"--budget: must be >= 0, got {value}")
+    return value

@@ -1,0 +1,46 @@
+"""``fairalloc table``: the property table (policies x properties)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..cli import EXIT_INTERRUPTED, EXIT_OK, UsageError, fail, split_list, write_out
+from ._progress import add_run_options, checked_budget, progress_bar
+
+DEFAULT_POLICIES = "asset,ceei,drf"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("table", help="property table: which policy keeps which property (like the paper's Table 2)")
+    p.add_argument("--policy", default=DEFAULT_POLICIES, help=f"comma-separated policies (default: {DEFAULT_POLICIES})")
+    p.add_argument("--property", default=None, help="comma-separated properties (default: all)")
+    add_run_options(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..table import DEFAULT_BUDGET, TableRun
+
+    budget = checked_budget(args.budget, DEFAULT_BUDGET)
+    props = split_list(args.property, "property") if args.property is not None else None
+    try:
+        job = TableRun(split_list(args.policy, "policy"), props, budget=budget, seed=args.seed,
+                       instance_class=args.instance_class, mode=args.mode, out=args.out, resume=args.resume,
+                       workers=args.workers)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    bar = progress_bar(len(job.cells), "cell", args.quiet, "table")
+    job.on_cell = lambda r: bar.update(1)
+    try:
+        table = job.run()
+    except KeyboardInterrupt:
+        bar.close()
+        write_out(job.table.render(args.format))
+        done, total = len(job.table.cells), len(job.cells)
+        where = f"; continue with --resume --out {args.out}" if args.out else ""
+        return fail(f"interrupted: {done} of {total} cells done{where}", EXIT_INTERRUPTED)
+    finally:
+        bar.close()
+    write_out(table.render(args.format))
+    return EXIT_OK

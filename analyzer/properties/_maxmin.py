@@ -1,0 +1,62 @@
+"""The check shared by single-resource and bottleneck fairness: the
+allocation must equal weighted max-min with caps on one resource."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models import Instance, Policy, PolicyError
+from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
+
+from ._common import Evaluator, maxmin_on_resource, per_user, show
+from .base import DISCRETE, Violation
+
+
+def check_maxmin_on(prop: str, policy: str | Policy, instance: Instance, mode: str, j: int) -> Violation | None:
+    """A verified difference between the policy's allocation and weighted
+    max-min on resource ``j``, or ``None``."""
+    ev = Evaluator(policy, mode)
+    if ev.mode == DISCRETE:
+        raise PolicyError(f"{prop}: defined for the continuous setting only (whole-task max-min is not unique)")
+    x = ev.numeric(instance)
+    ref = maxmin_on_resource(instance, j)
+    reff = np.array([float(v) for v in ref])
+    off = np.abs(x - reff) > COMPARE_RTOL * np.abs(reff) + COMPARE_ATOL
+    if not off.any():
+        return None
+    xe = ev.verified(instance)
+    # the harmed users (below the reference) first, largest gap first
+    order = np.lexsort((-np.abs(x - reff), ~(x < reff)))
+    for i in order:
+        if ev.below(xe[i], ref[i]) or ev.below(ref[i], xe[i]):
+            u = instance.users[i]
+            res = instance.resources[j]
+            return ev.violation(
+                prop, instance, u,
+                f"{u} gets {show(xe[i])} tasks; max-min on {res} gives it {show(ref[i])}",
+                deviation={"kind": "max-min-reference", "resource": res, "tasks": per_user(instance, ref)},
+                before={"tasks": per_user(instance, xe)},
+                after={"tasks": per_user(instance, ref)},
+            )
+    return None
+
+
+def maxmin_margin(policy: str | Policy, instance: Instance, mode: str, j: int) -> float:
+    """Numeric violation margin (``< 0``: violated): minus the largest
+    relative distance between the policy's tasks and max-min on ``j``."""
+    ev = Evaluator(policy, mode)
+    x = ev.numeric(instance)
+    ref = np.array([float(v) for v in maxmin_on_resource(instance, j)])
+    return -float(np.max(np.abs(x - ref) / (np.abs(ref) + COMPARE_ATOL)))
+
+
+def common_dominant(instance: Instance) -> int | None:
+    """A resource that is (exactly) a dominant resource of every user, or
+    ``None``. Dominant: largest ``d_ij / R_j`` (Section 4)."""
+    R = instance.capacity_exact
+    shares = [[d / c for d, c in zip(row, R, strict=True)] for row in instance.demands_exact]
+    top = [max(row) for row in shares]
+    for j in range(instance.m):
+        if all(row[j] == t for row, t in zip(shares, top, strict=True)):
+            return j
+    return None

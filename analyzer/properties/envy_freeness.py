@@ -1,0 +1,101 @@
+"""Envy-freeness (Ghodsi et al., NSDI 2011, Section 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models import Instance, Policy
+from models.tolerances import COMPARE_ATOL
+
+from ._common import Evaluator, as_exact_str, relative_margin, leontief_tasks, numeric_below, show
+from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
+
+#: Largest number of (envier, envied, resource) triples screened at once.
+_BLOCK = 1 << 20
+
+
+@register_property
+class EnvyFreeness(Property):
+    """Envy-freeness.
+
+    Ghodsi et al., NSDI 2011, Section 3: no user prefers another user's
+    allocation. For Leontief users holding ``x_i`` tasks (bundle
+    ``x_j d_j``), with weights and caps: for every pair ``i != j``
+
+    ``x_i >= min(k_i, (w_i / w_j) x_j min_{l: d_il > 0} d_jl / d_il)``,
+
+    i.e. user ``i`` could not run more of its own tasks with ``j``'s bundle
+    scaled by the weight ratio ``w_i / w_j`` (a user with twice the weight
+    is entitled to twice the bundle; Section 4.3). In the discrete setting
+    the right side counts whole tasks (floored).
+
+    Examples
+    --------
+    >>> from models import Instance
+    >>> inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
+    >>> EnvyFreeness().check("drf", inst) is None
+    True
+    """
+
+    name = "envy-freeness"
+    title = "Envy-freeness"
+    source = "Ghodsi et al., NSDI 2011, Section 3"
+    summary = "no user could run more of its own tasks with another user's bundle (scaled by w_i/w_j; capped)"
+    order = 3
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest
+        relative excess of ``x_i`` over what another's bundle would give it."""
+        ev = Evaluator(policy, mode)
+        x = ev.numeric(instance)
+        if instance.n < 2:
+            return float("inf")
+        return relative_margin(x, _envy_matrix(instance, x, ev.mode).max(axis=1))
+
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        ev = Evaluator(policy, mode)
+        x = ev.numeric(instance)
+        envied = _envy_matrix(instance, x, ev.mode)  # (n, n): tasks i runs with j's scaled bundle
+        cand = np.argwhere(numeric_below(x[:, None], envied))
+        if cand.size == 0:
+            return None
+        gap = (envied[cand[:, 0], cand[:, 1]] - x[cand[:, 0]]) / np.maximum(np.abs(x[cand[:, 0]]), 1.0)
+        xe = ev.verified(instance)
+        D, w, k = instance.demands_exact, instance.weights_exact, instance.max_tasks_exact
+        for i, j in cand[np.argsort(-gap, kind="stable")]:
+            scale = w[i] / w[j]
+            bundle = [scale * xe[j] * d for d in D[j]]
+            t = leontief_tasks(D[i], bundle, k[i], ev.mode)
+            if ev.below(xe[i], t):
+                ui, uj = instance.users[i], instance.users[j]
+                scaled = "" if scale == 1 else f" scaled by {show(scale)}"
+                return ev.violation(
+                    self.name, instance, ui,
+                    f"{ui} gets {show(xe[i])} tasks but could run {show(t)} with {uj}'s bundle{scaled}",
+                    deviation={"kind": "swap-bundle", "user": ui, "envied": uj, "scale": as_exact_str(scale),
+                               "bundle": {r: as_exact_str(b) for r, b in zip(instance.resources, bundle, strict=True)}},
+                    before={"tasks": as_exact_str(xe[i])},
+                    after={"tasks": as_exact_str(t)},
+                )
+        return None
+
+
+def _envy_matrix(instance: Instance, x: np.ndarray, mode: str) -> np.ndarray:
+    """``E[i, j]``: tasks user ``i`` runs with user ``j``'s bundle scaled by
+    ``w_i / w_j`` (capped; floored in discrete mode); ``-inf`` on the
+    diagonal. Vectorised in row blocks."""
+    D, w, k = instance.demands, instance.weights, instance.max_tasks
+    n, m = D.shape
+    out = np.empty((n, n))
+    step = max(1, _BLOCK // max(1, n * m))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for lo in range(0, n, step):
+            Di = D[lo:lo + step]  # (b, m) enviers
+            ratio = np.where(Di[:, None, :] > 0, D[None, :, :] / np.where(Di > 0, Di, 1.0)[:, None, :], np.inf)
+            per_task = ratio.min(axis=2)  # (b, n): own tasks per task of j
+            out[lo:lo + step] = per_task * (w[lo:lo + step, None] / w[None, :]) * x[None, :]
+    out = np.minimum(out, k[:, None])
+    if mode == DISCRETE:
+        out = np.floor(out + COMPARE_ATOL)
+    np.fill_diagonal(out, -np.inf)
+    return out

@@ -1,0 +1,122 @@
+"""Pareto efficiency (Ghodsi et al., NSDI 2011, Section 3)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from models import Instance, Policy, PolicyError
+from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
+
+from ._common import Evaluator, per_user, show
+from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
+
+
+@register_property
+class ParetoEfficiency(Property):
+    """Pareto efficiency.
+
+    Ghodsi et al., NSDI 2011, Section 3: it is impossible to raise one
+    user's allocation without lowering another's. For Leontief users with
+    caps: there is no feasible ``x'`` (``sum_i x'_i d_ij <= R_j``,
+    ``0 <= x'_i <= k_i``) with ``x' >= x`` and ``x'_i > x_i`` for some ``i``
+    (weights play no part). In the discrete setting ``x'`` is a whole-task
+    vector on the pooled capacities.
+
+    This is the LP "maximise ``sum_i (x'_i - x_i)`` subject to ``x' >= x``,
+    capacities and caps" having optimum 0. For Leontief users its optimum is
+    positive exactly when some user ``i`` below its cap has slack on every
+    resource it uses (``d_ij > 0``): if ``x' >= x`` raises ``x_i`` then the
+    use of every resource with ``d_ij > 0`` rises by at least
+    ``(x'_i - x_i) d_ij`` because nobody else falls, so no such resource can
+    be saturated; conversely such a user can be raised alone. The check uses
+    this exact characterisation (no LP solver, no rounding), and the better
+    allocation in the :class:`Violation` raises every such user in turn in
+    exact arithmetic.
+
+    Examples
+    --------
+    >>> from models import Instance
+    >>> inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
+    >>> ParetoEfficiency().check("drf", inst) is None
+    True
+    """
+
+    name = "pareto-efficiency"
+    title = "Pareto efficiency"
+    source = "Ghodsi et al., NSDI 2011, Section 3"
+    summary = "no feasible allocation gives some user more tasks and nobody fewer"
+    order = 4
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): minus the largest
+        relative number of tasks a user could add alone (continuous)."""
+        x = Evaluator(policy, mode).numeric(instance)
+        D, k = instance.demands, instance.max_tasks
+        slack = instance.capacity - x @ D
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(D > 0, slack[None, :] / np.where(D > 0, D, 1.0), np.inf).min(axis=1)
+        room = np.minimum(room, k - x)
+        return -float(np.max(room / (np.abs(x) + 1.0)))
+
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        ev = Evaluator(policy, mode)
+        if ev.mode == DISCRETE and instance.machines:
+            raise PolicyError("pareto-efficiency: the discrete check with machines is not supported "
+                              "(it would need the task placement); drop [[machines]] to check on the pooled cluster")
+        x = ev.numeric(instance)
+        cand = _raisable(instance, x, ev.mode)
+        if cand.size == 0:
+            return None
+        xe = ev.verified(instance)
+        D, R, K = instance.demands_exact, instance.capacity_exact, instance.max_tasks_exact
+        slack: list[Any] = [R[j] - sum((xe[i] * D[i][j] for i in range(instance.n)), Fraction(0))
+                            for j in range(instance.m)]
+        better = list(xe)
+        raised: list[int] = []
+        for i in cand:
+            room = _room(D[i], slack, K[i], better[i], ev.mode)
+            if room is not None and ev.below(0, room):
+                better[i] = better[i] + room
+                slack = [s - room * d for s, d in zip(slack, D[i], strict=True)]
+                raised.append(int(i))
+        if not raised:
+            return None
+        i = raised[0]
+        u = instance.users[i]
+        others = "" if len(raised) == 1 else f" (and {len(raised) - 1} more user(s) can be raised too)"
+        return ev.violation(
+            self.name, instance, u,
+            f"{u} gets {show(xe[i])} tasks but could get {show(better[i])} with nobody losing: "
+            f"every resource it uses has room left{others}",
+            deviation={"kind": "better-allocation", "tasks": per_user(instance, better)},
+            before={"tasks": per_user(instance, xe)},
+            after={"tasks": per_user(instance, better)},
+        )
+
+
+def _raisable(instance: Instance, x: np.ndarray, mode: str) -> np.ndarray:
+    """Screen: users below their cap with room on every resource they use."""
+    D, R, k = instance.demands, instance.capacity, instance.max_tasks
+    slack = R - x @ D
+    tol = COMPARE_RTOL * R + COMPARE_ATOL
+    if mode == DISCRETE:  # one more whole task must fit
+        fits = np.all((D <= slack[None, :] + tol[None, :]) | (D == 0), axis=1)
+        below_cap = x + 1 <= k + COMPARE_ATOL
+    else:
+        fits = np.all((slack[None, :] > tol[None, :]) | (D == 0), axis=1)
+        below_cap = x < k - (COMPARE_RTOL * np.where(np.isfinite(k), k, 0.0) + COMPARE_ATOL)
+    return np.flatnonzero(fits & below_cap)
+
+
+def _room(need: tuple[Fraction, ...], slack: list[Any], cap: Fraction | None, have: Any, mode: str) -> Any | None:
+    """How many more tasks the user can take alone (exact); ``None`` if none."""
+    room = min(s / d for s, d in zip(slack, need, strict=True) if d > 0)
+    if cap is not None:
+        room = min(room, cap - have)
+    if mode == DISCRETE:
+        room = math.floor(room)
+    return room

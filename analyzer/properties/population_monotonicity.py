@@ -1,0 +1,114 @@
+"""Population monotonicity (Ghodsi et al., NSDI 2011, Section 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models import Instance, Policy
+
+from ._batch import batchable, numeric_many
+from ._common import Evaluator, as_exact_str, relative_margin, numeric_below, per_user, show
+from .base import CONTINUOUS, Property, Violation, register_property
+
+
+@register_property
+class PopulationMonotonicity(Property):
+    """Population monotonicity.
+
+    Ghodsi et al., NSDI 2011, Section 6 (Table 2): when a user leaves the
+    system and relinquishes its resources, none of the remaining users'
+    allocations decreases. For Leontief users with weights and caps: for
+    every user ``r``, the policy's allocation ``x'`` on the instance without
+    ``r`` (same capacities, weights and caps of the others) satisfies
+    ``x'_i >= x_i`` for every ``i != r``. Discrete setting: whole tasks.
+
+    Applies to instances with at least two users.
+
+    Examples
+    --------
+    >>> from models import Instance
+    >>> inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
+    >>> PopulationMonotonicity().check("drf", inst) is None
+    True
+    """
+
+    name = "population-monotonicity"
+    title = "Population monotonicity"
+    source = "Ghodsi et al., NSDI 2011, Section 6"
+    summary = "when any one user leaves, no remaining user gets fewer tasks"
+    order = 7
+
+    def applies(self, instance: Instance) -> str | None:
+        return None if instance.n >= 2 else "needs at least two users"
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest relative
+        change of a remaining user's tasks when one user leaves."""
+        if self.applies(instance) is not None:
+            return float("inf")
+        x, after = _screen(Evaluator(policy, mode), instance)
+        before = np.broadcast_to(x, after.shape).copy()
+        np.fill_diagonal(before, np.inf)  # the leaver itself is not compared
+        return relative_margin(after, before)
+
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        if self.applies(instance) is not None:
+            return None
+        ev = Evaluator(policy, mode)
+        x, after = _screen(ev, instance)
+        loss = numeric_below(after, x[None, :])
+        np.fill_diagonal(loss, False)
+        found = [int(r) for r in np.flatnonzero(loss.any(axis=1))]
+        if not found:
+            return None
+        xe = ev.verified(instance)
+        for r in found:
+            keep = [i for i in range(instance.n) if i != r]
+            smaller = _without(instance, r, exact=True)
+            ye = ev.verified(smaller)
+            for pos, i in enumerate(keep):
+                if ev.below(ye[pos], xe[i]):
+                    u, gone = instance.users[i], instance.users[r]
+                    return ev.violation(
+                        self.name, instance, u,
+                        f"{u} gets {show(xe[i])} tasks, but only {show(ye[pos])} once {gone} leaves",
+                        deviation={"kind": "remove", "user": gone},
+                        before={"tasks": per_user(instance, xe)},
+                        after={"tasks": {**per_user(smaller, ye)}, "removed": gone, "loss_of": u,
+                               "loss": as_exact_str(xe[i] - ye[pos])},
+                    )
+        return None
+
+
+def _screen(ev: Evaluator, instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """Numeric tasks ``x`` and ``after[r, i]``: user ``i``'s tasks once user
+    ``r`` left (the diagonal is meaningless)."""
+    x = ev.numeric(instance)
+    n = instance.n
+    if ev.mode == CONTINUOUS and batchable(ev.policy):
+        # in progressive filling a user capped at zero takes nothing: the same as leaving
+        caps = np.repeat(instance.max_tasks[None, :], n, axis=0)
+        caps[np.arange(n), np.arange(n)] = 0.0
+        after = numeric_many(ev, instance, caps=caps)
+    else:
+        after = np.empty((n, n))
+        for r in range(n):
+            keep = np.flatnonzero(np.arange(n) != r)
+            after[r, keep] = ev.numeric(_without(instance, r, exact=False))
+            after[r, r] = np.inf
+    return x, after
+
+
+def _without(instance: Instance, r: int, exact: bool) -> Instance:
+    """``instance`` minus user ``r`` (exact values kept when ``exact``)."""
+    keep = [i for i in range(instance.n) if i != r]
+    if not exact:
+        return Instance.from_arrays(instance.capacity, instance.demands[keep], resources=instance.resources,
+                                    weights=instance.weights[keep], max_tasks=instance.max_tasks[keep],
+                                    users=[instance.users[i] for i in keep])
+    return instance.replace(
+        demands=[list(instance.demands_exact[i]) for i in keep],
+        weights=[instance.weights_exact[i] for i in keep],
+        max_tasks=[instance.max_tasks_exact[i] for i in keep],
+        users=[instance.users[i] for i in keep],
+    )

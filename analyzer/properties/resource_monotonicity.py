@@ -1,0 +1,101 @@
+"""Resource monotonicity (Ghodsi et al., NSDI 2011, Section 6)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from models import Instance, Policy
+
+from ._batch import numeric_many
+from ._common import Evaluator, as_exact_str, relative_margin, numeric_below, per_resource, per_user, show
+from .base import CONTINUOUS, Property, Violation, register_property
+
+#: Factors by which capacities are multiplied (one resource, then all).
+DEFAULT_FACTORS: tuple[Fraction, ...] = (Fraction(5, 4), Fraction(3, 2), Fraction(2), Fraction(4))
+
+
+@register_property
+class ResourceMonotonicity(Property):
+    """Resource monotonicity.
+
+    Ghodsi et al., NSDI 2011, Section 6 (Table 2): when more resources are
+    added to the system, none of the users' allocations decreases. For
+    Leontief users with weights and caps: for a capacity vector ``R' >= R``
+    the policy's allocation ``x'`` on the instance with ``R'`` satisfies
+    ``x'_i >= x_i`` for every user. The check tries each resource alone and
+    all resources together, multiplied by each factor in :attr:`factors`
+    (default ``5/4, 3/2, 2, 4``). Discrete setting: whole tasks; machines
+    are dropped from the enlarged instance (the pool grows).
+
+    Parameters
+    ----------
+    factors : sequence of Fraction
+        Exact factors ``> 1`` by which capacities are multiplied.
+
+    Examples
+    --------
+    >>> from models import Instance
+    >>> inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
+    >>> ResourceMonotonicity().check("drf", inst).message
+    'u0 gets 3 tasks, but only 27/10 when r0 grows by a factor 4'
+    >>> ResourceMonotonicity().check("drf", inst.replace(demands=[[1, 4], [1, 4]])) is None
+    True
+    """
+
+    name = "resource-monotonicity"
+    title = "Resource monotonicity"
+    source = "Ghodsi et al., NSDI 2011, Section 6"
+    summary = "when capacities grow (one resource or all, by 5/4, 3/2, 2, 4), no user gets fewer tasks"
+    order = 8
+
+    def __init__(self, factors: tuple[Fraction, ...] = DEFAULT_FACTORS) -> None:
+        self.factors = tuple(Fraction(f) for f in factors)
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated): the smallest relative
+        change of a user's tasks when capacities grow."""
+        x, _, after = self._screen(Evaluator(policy, mode), instance)
+        return relative_margin(after, np.broadcast_to(x, after.shape))
+
+    def _screen(self, ev: Evaluator, instance: Instance) -> tuple[np.ndarray, list[tuple[tuple[int, ...], Fraction]],
+                                                                  np.ndarray]:
+        """Numeric tasks, the trials (resources grown, factor) and the tasks
+        after each trial, shape (trials, n)."""
+        x = ev.numeric(instance)
+        groups = [(j,) for j in range(instance.m)]
+        if instance.m > 1:
+            groups.append(tuple(range(instance.m)))
+        trials = [(group, f) for group in groups for f in self.factors]
+        R = np.repeat(instance.capacity[None, :], len(trials), axis=0)
+        for k, (group, f) in enumerate(trials):
+            R[k, list(group)] *= float(f)
+        return x, trials, numeric_many(ev, instance, capacity=R)
+
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        ev = Evaluator(policy, mode)
+        x, trials, after = self._screen(ev, instance)
+        lost = numeric_below(after, x[None, :]).any(axis=1)
+        found = [t for t, bad in zip(trials, lost, strict=True) if bad]
+        if not found:
+            return None
+        xe = ev.verified(instance)
+        for group, f in found:
+            cap_e = [c * f if j in group else c for j, c in enumerate(instance.capacity_exact)]
+            bigger = instance.replace(capacity=cap_e)
+            ye = ev.verified(bigger)
+            for i in range(instance.n):
+                if ev.below(ye[i], xe[i]):
+                    u = instance.users[i]
+                    what = "every resource" if len(group) > 1 else instance.resources[group[0]]
+                    return ev.violation(
+                        self.name, instance, u,
+                        f"{u} gets {show(xe[i])} tasks, but only {show(ye[i])} when {what} grows by a factor {show(f)}",
+                        deviation={"kind": "add-resources", "factor": as_exact_str(f),
+                                   "resources": [instance.resources[j] for j in group],
+                                   "capacity": per_resource(instance, cap_e)},
+                        before={"tasks": per_user(instance, xe)},
+                        after={"tasks": per_user(instance, ye), "loss_of": u, "loss": as_exact_str(xe[i] - ye[i])},
+                    )
+        return None

@@ -1,0 +1,50 @@
+"""Single-resource fairness (Ghodsi et al., NSDI 2011, Section 6)."""
+
+from __future__ import annotations
+
+from models import Instance, Policy
+
+from ._maxmin import check_maxmin_on, maxmin_margin
+from .base import CONTINUOUS, Property, Violation, register_property
+
+
+@register_property
+class SingleResourceFairness(Property):
+    """Single-resource fairness.
+
+    Ghodsi et al., NSDI 2011, Section 6 (Table 2): with a single resource
+    the allocation is max-min fair. For Leontief users with weights and
+    caps on one resource of capacity ``R``: the allocation equals weighted
+    max-min with caps, ``x_i = min(k_i, t w_i / d_i)`` with the level ``t``
+    the largest for which ``sum_i x_i d_i <= R`` (every user capped if that
+    leaves capacity over). The reference is computed exactly by
+    water-filling. Applies only when ``m = 1``; continuous setting only.
+
+    Examples
+    --------
+    >>> from models import Instance
+    >>> inst = Instance.from_exact([10], [[1], [2]], weights=[1, 3])
+    >>> SingleResourceFairness().check("asset", inst) is None
+    True
+    """
+
+    name = "single-resource-fairness"
+    title = "Single-resource fairness"
+    source = "Ghodsi et al., NSDI 2011, Section 6"
+    summary = "with one resource, the allocation is weighted max-min with caps on it"
+    order = 5
+
+    def applies(self, instance: Instance) -> str | None:
+        return None if instance.m == 1 else f"needs a single resource, the instance has {instance.m}"
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: violated; ``inf`` when the
+        property does not apply)."""
+        if self.applies(instance) is not None:
+            return float("inf")
+        return maxmin_margin(policy, instance, mode, 0)
+
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        if self.applies(instance) is not None:
+            return None
+        return check_maxmin_on(self.name, policy, instance, mode, 0)

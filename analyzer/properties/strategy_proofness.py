@@ -1,0 +1,328 @@
+"""Strategy-proofness (Ghodsi et al., NSDI 2011, Section 3)."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+import numpy as np
+
+from models import Instance, Policy
+from models.tolerances import RATIONALIZE_MAX_DENOMINATOR
+
+from ._batch import is_filling, numeric_many
+from ._common import Evaluator, as_exact_str, leontief_tasks, leontief_tasks_np, numeric_below, per_resource, show
+from .base import CONTINUOUS, Property, Violation, register_property
+
+#: Factors applied to one coordinate of the true demand (inflating or
+#: deflating a single resource is the classic lie).
+SINGLE_FACTORS: tuple[float, ...] = (0.25, 0.5, 0.75, 4 / 3, 1.5, 2.0, 4.0, 16.0)
+#: The same for the light search (one solve per report).
+LIGHT_SINGLE_FACTORS: tuple[float, ...] = (0.5, 2.0, 4.0)
+#: Candidate reports per user that go to the exact re-check.
+_KEEP = 3
+
+
+@register_property
+class StrategyProofness(Property):
+    """Strategy-proofness.
+
+    Ghodsi et al., NSDI 2011, Section 3: a user cannot increase its
+    allocation by lying about its requirements. For Leontief users: user
+    ``i`` with true demand ``d_i`` reports ``d'`` (all other users truthful,
+    weights fixed); the policy gives it ``x'`` tasks of ``d'``, i.e. the
+    bundle ``x' d'``, worth
+
+    ``t(d') = min(k_i, min_{j: d_ij > 0} x' d'_j / d_ij)``
+
+    true tasks (floored in the discrete setting). The policy is
+    strategy-proof on the instance when ``t(d') <= x_i`` for every report.
+    A report keeps ``d'_j > 0`` wherever ``d_ij > 0`` (zeroing a needed
+    resource yields nothing) and may put ``d'_j = 0`` only where
+    ``d_ij = 0`` (then the instance class has zero entries). A capped liar
+    reports the cap ``k_i max_{j: d_ij > 0} d_ij / d'_j``, the fewest
+    reported tasks whose bundle holds ``k_i`` true tasks, so that the cap
+    never stops a lie from paying.
+
+    Reports are scale-free for the paper's policies, so the search runs
+    over directions ``d'_j = s_j R_j`` with ``s`` on the simplex (each
+    report scaled so that one reported task has the dominant share of one
+    true task, which matters in the discrete setting only): a grid
+    (``grid2`` steps for two resources, ``grid3`` for three), the truth with
+    one coordinate inflated or deflated, and ``samples`` seeded random
+    directions beyond three resources; each user's best report is then
+    refined by a derivative-free compass search with shrinking steps on
+    log-directions (``refine`` evaluations, batched across users). With one resource every report is
+    the truth rescaled, so there is nothing to search. The best reports are
+    rationalised (denominators up to
+    :data:`~models.tolerances.RATIONALIZE_MAX_DENOMINATOR`), written as
+    integer vectors in the continuous setting, and the gain is re-verified
+    on the exact deviated instance. A check that finds nothing is evidence, not proof.
+
+    Parameters
+    ----------
+    grid2, grid3 : int
+        Grid steps on the simplex of directions for ``m = 2`` and ``m = 3``.
+    samples : int
+        Random directions per user for ``m > 3``.
+    refine : int
+        Evaluations of the local refinement per user (0: no refinement).
+    seed : int
+        Seed of the random directions and refinement moves (same seed, same
+        result).
+    light : tuple of int
+        ``(grid2, grid3, samples, refine)`` used instead when every report
+        needs its own solve (policies outside the progressive-filling family,
+        such as CEEI, and the discrete setting), with the single-coordinate
+        factors :data:`LIGHT_SINGLE_FACTORS`; the filling family's reports
+        are filled together in one vectorised batch.
+    singles : tuple of float
+        Factors applied to one coordinate of the true demand (a zero
+        coordinate is set to that factor times a quarter of the largest
+        share).
+
+    Examples
+    --------
+    >>> from models import Instance
+    >>> inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
+    >>> StrategyProofness().check("drf", inst) is None
+    True
+    """
+
+    name = "strategy-proofness"
+    title = "Strategy-proofness"
+    source = "Ghodsi et al., NSDI 2011, Section 3"
+    summary = "no user runs more of its true tasks by reporting another demand vector"
+    order = 2
+
+    def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 36, seed: int = 0,
+                 light: tuple[int, int, int, int] = (12, 5, 12, 9),
+                 singles: tuple[float, ...] = SINGLE_FACTORS) -> None:
+        self.grid2, self.grid3, self.samples, self.refine, self.seed = grid2, grid3, samples, refine, seed
+        self.light = light
+        self.singles = tuple(singles)
+
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+        if instance.m == 1:
+            return None
+        ev = Evaluator(policy, mode)
+        return self._for(ev)._run(ev, instance)
+
+    def _for(self, ev: Evaluator) -> StrategyProofness:
+        """This search, or its light version when every report needs its own solve."""
+        if ev.mode == CONTINUOUS and is_filling(ev.policy):
+            return self
+        g2, g3, sa, rf = self.light
+        return StrategyProofness(g2, g3, sa, rf, self.seed, self.light, LIGHT_SINGLE_FACTORS)
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin (``< 0``: some report on the grid pays):
+        minus the largest relative gain of a report (no refinement)."""
+        ev = Evaluator(policy, mode)
+        if instance.m == 1:
+            return float("inf")
+        grid = self._for(ev)._grid(ev, instance, ev.numeric(instance), np.random.default_rng(self.seed))
+        return float("inf") if grid is None else -float(np.max(grid[3]))
+
+    def _grid(self, ev: Evaluator, instance: Instance, x: np.ndarray, rng: np.random.Generator
+              ) -> tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The users who might gain, and for every candidate report the user
+        (``who``), direction (``S``), relative gain and the scales used."""
+        users = [i for i in range(instance.n) if x[i] < instance.max_tasks[i]]  # a capped user cannot gain
+        if not users:
+            return None
+        dirs = [self._directions(instance, i, rng) for i in users]
+        who = np.concatenate([np.full(len(S), i) for i, S in zip(users, dirs, strict=True)])
+        S = np.concatenate(dirs)
+        scale = np.maximum(np.abs(x), 1.0)
+        gain = (self._true_tasks(ev, instance, who, S) - x[who]) / scale[who]
+        return users, who, S, gain, scale
+
+    def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
+        x = ev.numeric(instance)
+        rng = np.random.default_rng(self.seed)
+        grid = self._grid(ev, instance, x, rng)
+        if grid is None:
+            return None
+        users, who, S, gain, scale = grid
+        found: list[tuple[float, int, np.ndarray]] = []
+        starts = []
+        for i in users:
+            rows = np.flatnonzero(who == i)
+            top = rows[np.argsort(-gain[rows], kind="stable")[:_KEEP]]
+            found += [(float(gain[k]), i, S[k]) for k in top]
+            starts.append(S[top[0]])
+        if self.refine > 0:
+            found += self._refine(ev, instance, x, scale, users, np.array(starts), rng)
+        tol = self._true_tasks(ev, instance, np.array([f[1] for f in found]), np.array([f[2] for f in found]))
+        found = [f for f, t in zip(found, tol, strict=True) if numeric_below(x[f[1]], t)]
+        if not found:
+            return None
+        xe = ev.verified(instance)
+        found.sort(key=lambda f: -f[0])
+        for _, i, s in found:
+            for den in _denominators():
+                v = self._verify(ev, instance, xe, i, s, den)
+                if v is not None:
+                    return v
+        return None
+
+    # --------------------------------------------------------------- search
+    def _directions(self, inst: Instance, i: int, rng: np.random.Generator) -> np.ndarray:
+        """Candidate report directions ``s`` (rows on the simplex)."""
+        m = inst.m
+        need = inst.demands[i] > 0
+        truth = inst.demands[i] / inst.capacity
+        rows: list[np.ndarray] = []
+        if m <= 3:
+            rows += list(_simplex_grid(m, self.grid2 if m == 2 else self.grid3))
+        else:
+            rows += list(rng.dirichlet(np.ones(m), size=self.samples))
+            if (~need).any():  # also with the unneeded resources left out
+                rows += [np.where(need, r, 0.0) for r in rng.dirichlet(np.ones(m), size=self.samples // 2)]
+        top = truth.max()
+        for j in range(m):
+            for f in self.singles:
+                r = truth.copy()
+                r[j] = r[j] * f if need[j] else top * f / 4
+                rows.append(r)
+        S = np.array(rows)
+        S = S / S.sum(axis=1, keepdims=True)
+        ok = np.all(S[:, need] > 0, axis=1)  # a needed resource is never zeroed
+        return S[ok]
+
+    def _true_tasks(self, ev: Evaluator, inst: Instance, who: np.ndarray, S: np.ndarray) -> np.ndarray:
+        """True tasks of user ``who[k]`` reporting direction ``S[k]``."""
+        K = len(S)
+        if K == 0:
+            return np.empty(0)
+        reports = _scaled_reports(inst, who, S)
+        need = inst.demands[who]
+        true_caps = inst.max_tasks[who]
+        caps = _report_caps(need, reports, true_caps)
+        rows = np.arange(K)
+        D = np.repeat(inst.demands[None, :, :], K, axis=0)
+        D[rows, who, :] = reports
+        Kc = np.repeat(inst.max_tasks[None, :], K, axis=0)
+        Kc[rows, who] = caps
+        xi = numeric_many(ev, inst, demands=D, caps=Kc)[rows, who]
+        return leontief_tasks_np(need, xi[:, None] * reports, true_caps, ev.mode)
+
+    def _refine(self, ev: Evaluator, inst: Instance, x: np.ndarray, scale: np.ndarray, users: list[int],
+                starts: np.ndarray, rng: np.random.Generator) -> list[tuple[float, int, np.ndarray]]:
+        """Compass search with shrinking steps on log-directions, from each
+        user's best direction, all users' trial points filled in one batch
+        per round; about :attr:`refine` evaluations per user."""
+        m = inst.m
+        who = np.array(users)
+        u = np.log(np.maximum(starts, 1.0 / (4 * max(self.grid2, self.grid3))))
+        cur = (self._true_tasks(ev, inst, who, _simplex(u)) - x[who]) / scale[who]
+        moves = np.vstack([np.eye(m), -np.eye(m)])
+        per_round = 2 * m + m
+        step = np.full(len(users), 0.5)
+        for _ in range(max(1, self.refine // per_round)):
+            trial_moves = np.vstack([moves, rng.standard_normal((m, m))])  # (per_round, m)
+            U = (u[:, None, :] + step[:, None, None] * trial_moves[None, :, :]).reshape(-1, m)
+            W = np.repeat(who, per_round)
+            g = ((self._true_tasks(ev, inst, W, _simplex(U)) - x[W]) / scale[W]).reshape(len(users), per_round)
+            best = g.argmax(axis=1)
+            better = g[np.arange(len(users)), best] > cur
+            u = np.where(better[:, None], U.reshape(len(users), per_round, m)[np.arange(len(users)), best], u)
+            cur = np.where(better, g[np.arange(len(users)), best], cur)
+            step = np.where(better, step, step / 3)
+        return [(float(cur[k]), int(who[k]), _simplex(u[k:k + 1])[0]) for k in range(len(users))]
+
+    # --------------------------------------------------------------- verify
+    def _verify(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, s: np.ndarray,
+                den: int) -> Violation | None:
+        report = _exact_report(inst, i, s, den, integer=ev.mode == CONTINUOUS)
+        need = inst.demands_exact[i]
+        k = inst.max_tasks_exact[i]
+        cap = None if k is None else k * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
+        D = [list(row) for row in inst.demands_exact]
+        D[i] = report
+        K = list(inst.max_tasks_exact)
+        K[i] = cap
+        lie = inst.replace(demands=D, max_tasks=K)
+        ye = ev.verified(lie)
+        true = leontief_tasks(need, [ye[i] * r for r in report], k, ev.mode)
+        if not ev.below(xe[i], true):
+            return None
+        u = inst.users[i]
+        vec = "<" + ", ".join(show(r) for r in report) + ">"
+        truth = "<" + ", ".join(show(d) for d in need) + ">"
+        return ev.violation(
+            self.name, inst, u,
+            f"{u} gets {show(xe[i])} tasks; reporting demand {vec} instead of {truth} it would run {show(true)}",
+            deviation={"kind": "lie", "user": u, "report": per_resource(inst, report),
+                       **({"report_cap": as_exact_str(cap)} if cap is not None else {})},
+            before={"tasks": as_exact_str(xe[i])},
+            after={"tasks": as_exact_str(true), "reported_tasks": as_exact_str(ye[i])},
+        )
+
+
+@lru_cache(maxsize=16)
+def _simplex_grid(m: int, G: int) -> np.ndarray:
+    """All points ``a / G`` of the simplex with integer ``a`` (read-only)."""
+    pts = [(*a, G - sum(a)) for a in product(range(G + 1), repeat=m - 1) if sum(a) <= G]
+    grid = np.array(pts, dtype=float) / G
+    grid.setflags(write=False)
+    return grid
+
+
+def _simplex(u: np.ndarray) -> np.ndarray:
+    """Rows of log-directions mapped to the simplex (softmax)."""
+    e = np.exp(u - u.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _denominators() -> list[int]:
+    """Rationalisation denominators, coarse (readable) first."""
+    out, d = [], 10
+    while d < RATIONALIZE_MAX_DENOMINATOR:
+        out.append(d)
+        d *= 10
+    return [*out, RATIONALIZE_MAX_DENOMINATOR]
+
+
+def _report_caps(need: np.ndarray, reports: np.ndarray, caps: np.ndarray) -> np.ndarray:
+    """The liar's reported cap: ``k_i max_{j: d_ij > 0} d_ij / d'_j`` (rows)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(need > 0, need / np.where(reports > 0, reports, 1.0), 0.0).max(axis=1)
+        return np.where(np.isfinite(caps), caps * ratio, np.inf)
+
+
+def _scaled_reports(inst: Instance, who: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Reports ``d'_j = s_j R_j``, scaled so that one reported task has the
+    dominant share of one true task (the task size matters in the discrete
+    setting; the paper's continuous policies ignore the scale)."""
+    dom = (inst.demands[who] / inst.capacity[None, :]).max(axis=1)
+    return S * inst.capacity[None, :] * (dom / S.max(axis=1))[:, None]
+
+
+def _exact_report(inst: Instance, i: int, s: np.ndarray, den: int, integer: bool) -> list[Fraction]:
+    """Direction ``s`` as an exact report: ``s`` rationalised with
+    denominators up to ``den``, ``d'_j = s_j R_j`` scaled to the true task's
+    dominant share (see :func:`_scaled_reports`), and, when ``integer``
+    (continuous setting: only the direction matters), rescaled to coprime
+    integers for readability. Needed resources stay positive; unneeded ones
+    may be zero."""
+    need = inst.demands_exact[i]
+    fs = []
+    for j, sj in enumerate(s):
+        f = Fraction(float(sj)).limit_denominator(den)
+        if f <= 0:
+            f = Fraction(1, den) if need[j] > 0 else Fraction(0)
+        fs.append(f)
+    dom = max(d / c for d, c in zip(need, inst.capacity_exact, strict=True))
+    top = max(fs)
+    q = [f * c * dom / top for f, c in zip(fs, inst.capacity_exact, strict=True)]
+    if not integer:
+        return q
+    lcm = math.lcm(*(v.denominator for v in q))
+    ints = [int(v * lcm) for v in q]
+    g = math.gcd(*ints)
+    return [Fraction(v // g) for v in ints]

@@ -1,0 +1,52 @@
+"""The process pool behind ``--workers``.
+
+Workers ignore SIGINT: Ctrl-C reaches the parent, which stops the pool and
+keeps what was already streamed. On Linux the pool forks, so policies and
+properties registered at run time (user files, tests) are known to workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+def resolve_workers(workers: int | None) -> int:
+    """``None`` or ``0`` means all cores; otherwise at least 1.
+
+    Raises
+    ------
+    ValueError
+        For a negative number.
+    """
+    if workers is None or workers == 0:
+        return os.cpu_count() or 1
+    if workers < 0:
+        raise ValueError(f"workers must be >= 0, got {workers}")
+    return int(workers)
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def process_pool(workers: int) -> Iterator[Any]:
+    """A ``multiprocessing.Pool`` of ``workers`` processes, or ``None`` for 1.
+
+    The pool is terminated (not joined) on exit, also on KeyboardInterrupt.
+    """
+    if workers <= 1:
+        yield None
+        return
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    pool = multiprocessing.get_context(method).Pool(workers, initializer=_ignore_sigint)
+    try:
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()

@@ -1,0 +1,145 @@
+"""Streaming search results to a JSON-lines file and resuming from it.
+
+A long ``search`` or ``table`` run appends one JSON record per line to its
+``--out`` file, flushed as written, so an interrupted run loses nothing:
+
+* ``{"type": "header", "config": {...}}`` -- the run's parameters;
+* ``{"type": "progress", "cell": "drf|sharing-incentive", ...}`` -- a
+  checkpoint: stream position, instances checked, near misses so far;
+* ``{"type": "found", "cell": ..., "pos": k, "violation": {...}}`` -- a
+  counterexample as first found (before shrinking);
+* ``{"type": "cell", "cell": ..., "result": {...}}`` -- a finished search.
+
+Each record is written with a single ``write`` on a file opened for
+appending, so processes of a pool can share the file. Resuming reads the
+file back: finished cells are not searched again, and an unfinished cell
+continues from its last checkpoint. Because every instance of a cell's
+stream depends only on the seed and its position, the resumed run ends with
+the same result as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..render import _json_default
+
+#: Seconds between two progress checkpoints of one cell.
+CHECKPOINT_SECONDS: float = 0.5
+
+
+@dataclass
+class Recorder:
+    """Appends records to a JSON-lines file (``path=None``: records nothing)."""
+
+    path: str | None = None
+
+    def emit(self, record: dict[str, Any]) -> None:
+        """Append one record as one line, flushed."""
+        if self.path is None:
+            return
+        line = (json.dumps(record, default=_json_default, separators=(",", ":")) + "\n").encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+
+@dataclass
+class Throttle:
+    """True at most every :data:`CHECKPOINT_SECONDS`."""
+
+    last: float = field(default_factory=time.monotonic)
+
+    def due(self) -> bool:
+        now = time.monotonic()
+        if now - self.last >= CHECKPOINT_SECONDS:
+            self.last = now
+            return True
+        return False
+
+
+@dataclass
+class ResumeState:
+    """What a previous run left in its ``--out`` file."""
+
+    config: dict[str, Any] | None = None
+    finished: dict[str, dict[str, Any]] = field(default_factory=dict)
+    progress: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def read_records(path: str | Path) -> ResumeState:
+    """Read an ``--out`` file. A last line cut short by an interruption is
+    ignored; any other malformed line is an error.
+
+    Raises
+    ------
+    ValueError
+        When the file is not a fairalloc search stream.
+    """
+    state = ResumeState()
+    p = Path(path)
+    if not p.exists():
+        return state
+    lines = p.read_text().splitlines()
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            if no == len(lines):
+                break
+            raise ValueError(f"{p}: line {no} is not a JSON record") from None
+        kind = rec.get("type") if isinstance(rec, dict) else None
+        if kind == "header":
+            state.config = rec.get("config")
+        elif kind == "progress":
+            state.progress[rec["cell"]] = rec
+        elif kind == "cell":
+            state.finished[rec["cell"]] = rec["result"]
+        elif kind != "found":
+            raise ValueError(f"{p}: line {no} is not a fairalloc search record")
+    return state
+
+
+def open_stream(path: str | None, config: dict[str, Any], resume: bool) -> tuple[Recorder, ResumeState]:
+    """Prepare ``path`` for a run: a fresh file with a header, or (with
+    ``resume``) the state of the earlier run, whose header must match.
+
+    Raises
+    ------
+    ValueError
+        When resuming a file written with other parameters, or resuming
+        without a file.
+    """
+    if path is None:
+        if resume:
+            raise ValueError("--resume needs --out FILE (the stream to continue)")
+        return Recorder(None), ResumeState()
+    rec = Recorder(str(path))
+    if resume:
+        state = read_records(path)
+        if state.config is not None:
+            if _canon(state.config) != _canon(config):
+                raise ValueError(f"{path}: was written with other parameters ({_diff(state.config, config)}); "
+                                 "rerun without --resume or use another --out")
+            return rec, state
+    Path(path).write_text("")
+    rec.emit({"type": "header", "config": config})
+    return rec, ResumeState(config=config)
+
+
+def _canon(d: dict[str, Any]) -> str:
+    return json.dumps(d, sort_keys=True, default=_json_default)
+
+
+def _diff(old: dict[str, Any], new: dict[str, Any]) -> str:
+    keys = sorted(k for k in set(old) | set(new) if _canon({k: old.get(k)}) != _canon({k: new.get(k)}))
+    return ", ".join(f"{k}: {old.get(k)!r} vs {new.get(k)!r}" for k in keys[:3])

@@ -1,0 +1,290 @@
+"""Property tables: policies x properties, each cell the outcome of a
+counterexample search (Ghodsi et al., NSDI 2011, Table 2 is the table for
+asset fairness, CEEI and DRF in the paper's instance class).
+
+A cell is ✓ ("no counterexample in N instances of class C"), ✗ (with the
+shrunk, exactly verified counterexample on one line) or n/a (the policy
+supports none of the instances searched).
+
+Examples
+--------
+>>> t = PropertyTable(["drf"], ["sharing-incentive"], {})
+>>> t.cell_text("drf", "sharing-incentive")
+'…'
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from models import Policy, get_policy
+from models.filling import FillingPolicy
+
+from .properties.base import CONTINUOUS, Property, available_properties
+from .render import Table, _latex_escape, render_tables, to_json
+from .search.classes import InstanceClass
+from .search.engine import Cell, SearchResult, cell_key, make_cell, run_cell
+from .search.pool import process_pool, resolve_workers
+from .search.stream import Recorder, open_stream, read_records
+
+#: Column order of the paper's Table 2 (other properties follow, by name).
+PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy-freeness", "pareto-efficiency",
+                                "single-resource-fairness", "bottleneck-fairness", "population-monotonicity",
+                                "resource-monotonicity")
+#: Instances per cell when no budget is given.
+DEFAULT_BUDGET: int = 10_000
+#: Symbols of the three cell states.
+HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
+
+
+@dataclass
+class PropertyTable:
+    """A filled (or partly filled) property table.
+
+    Index it with ``t[policy, property]`` to get the cell's
+    :class:`~analyzer.search.engine.SearchResult` (``.holds``,
+    ``.counterexample``, ``.instances``, ``.instance_class``).
+    """
+
+    policies: list[str]
+    properties: list[str]
+    cells: dict[str, SearchResult] = field(default_factory=dict)
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    def __getitem__(self, key: tuple[str, str]) -> SearchResult:
+        policy, prop = key
+        k = cell_key(get_policy(policy).label if policy not in self.policies else policy, prop)
+        if k not in self.cells:
+            raise KeyError(f"no cell ({policy!r}, {prop!r}) in this table")
+        return self.cells[k]
+
+    def get(self, policy: str, prop: str) -> SearchResult | None:
+        """The cell, or ``None`` when it was not searched (interrupted)."""
+        return self.cells.get(cell_key(policy, prop))
+
+    @property
+    def complete(self) -> bool:
+        """True when every cell was searched to its budget."""
+        return not self.interrupted and all(self.get(p, q) is not None for p in self.policies for q in self.properties)
+
+    # ------------------------------------------------------------ rendering
+    def cell_text(self, policy: str, prop: str, detail: bool = False) -> str:
+        """``✓``, ``✗``, ``n/a`` or ``…`` (not searched); with ``detail``, the
+        evidence too."""
+        r = self.get(policy, prop)
+        if r is None:
+            return PENDING
+        if r.holds is None:
+            return NA
+        if not detail:
+            return HOLDS if r.holds else VIOLATED
+        return r.summary()
+
+    def _grid(self, detail: bool) -> Table:
+        rows = [[q, *(self.cell_text(p, q, detail) for p in self.policies)] for q in self.properties]
+        return Table(self.title, ["property", *self.policies], rows)
+
+    @property
+    def title(self) -> str:
+        classes = sorted({r.instance_class.name for r in self.cells.values()})
+        budgets = sorted({r.budget for r in self.cells.values()})
+        seeds = sorted({r.seed for r in self.cells.values()})
+        parts = [f"class {', '.join(classes)}" if classes else "", f"budget {', '.join(map(str, budgets))}" if budgets
+                 else "", f"seed {', '.join(map(str, seeds))}" if seeds else ""]
+        suffix = "; ".join(p for p in parts if p)
+        state = " (interrupted: table so far)" if self.interrupted else ""
+        return f"Property table{state}" + (f" ({suffix})" if suffix else "")
+
+    def notes(self) -> list[str]:
+        """One line per cell with its evidence (counterexample or count)."""
+        out = []
+        for q in self.properties:
+            for p in self.policies:
+                r = self.get(p, q)
+                if r is None:
+                    out.append(f"{p} / {q}: not searched")
+                    continue
+                line = f"{p} / {q}: {r.summary()}"
+                if r.errors:
+                    line += f" [{r.errors} instances skipped: solver error: {r.error}]"
+                out.append(line)
+        return out
+
+    def to_text(self) -> str:
+        """Terminal table of ✓/✗ plus one line of evidence per cell."""
+        return render_tables([self._grid(False)], "text", self.notes())
+
+    def to_markdown(self) -> str:
+        """Markdown table; each cell shows its evidence."""
+        return render_tables([self._grid(True)], "md")
+
+    def to_latex(self) -> str:
+        """LaTeX table of ✓/✗ (as ``\\checkmark``/``$\\times$``), evidence in
+        comments."""
+        text = render_tables([self._grid(False)], "latex", self.notes())
+        return text.replace(_latex_escape(HOLDS), r"\checkmark").replace(_latex_escape(VIOLATED), r"$\times$")
+
+    def to_csv(self) -> str:
+        """One row per cell: policy, property, holds, instances, class,
+        counterexample, message."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["policy", "property", "holds", "instances", "class", "seed", "budget", "counterexample", "message"])
+        for q in self.properties:
+            for p in self.policies:
+                r = self.get(p, q)
+                if r is None:
+                    w.writerow([p, q, "", "", "", "", "", "", "not searched"])
+                    continue
+                v = r.counterexample
+                holds = "n/a" if r.holds is None else str(r.holds).lower()
+                w.writerow([p, q, holds, r.instances, r.instance_class.name, r.seed, r.budget,
+                            "" if v is None else v.instance.describe(), "" if v is None else v.message])
+        return buf.getvalue()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: the cells in order, each a search result."""
+        return {"policies": self.policies, "properties": self.properties, "interrupted": self.interrupted,
+                "seconds": self.seconds,
+                "cells": [self.cells[cell_key(p, q)].to_dict() if cell_key(p, q) in self.cells
+                          else {"policy": p, "property": q, "holds": None, "searched": False}
+                          for q in self.properties for p in self.policies]}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return to_json(self.to_dict())
+
+    def render(self, fmt: str) -> str:
+        """Render in one of ``text``, ``md``, ``latex``, ``csv``, ``json``."""
+        return {"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv,
+                "json": self.to_json}[fmt]()
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _run_one(cell: Cell, recorder: Recorder, resume: dict[str, Any] | None) -> SearchResult:
+    result = run_cell(cell, recorder, resume)
+    recorder.emit({"type": "cell", "cell": cell.key, "result": result.to_dict()})
+    return result
+
+
+class TableRun:
+    """A property-table computation that can be interrupted: after a
+    KeyboardInterrupt, :attr:`table` holds the cells finished so far.
+
+    Parameters are those of :func:`property_table`.
+    """
+
+    def __init__(self, policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
+                 budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
+                 mode: str = CONTINUOUS, out: str | None = None, resume: bool = False, workers: int | None = None,
+                 on_cell: Callable[[SearchResult], None] | None = None) -> None:
+        props = list(properties) if properties is not None else default_properties()
+        self.cells = [make_cell(p, q, budget, seed, instance_class, mode) for q in props for p in policies]
+        pols = list(dict.fromkeys(c.policy.label for c in self.cells))
+        names = list(dict.fromkeys(c.prop.name for c in self.cells))
+        self.table = PropertyTable(pols, names)
+        self.workers = resolve_workers(workers)
+        self.on_cell = on_cell or (lambda r: None)
+        cls = InstanceClass.parse(instance_class)
+        self.config = {"command": "table", "policies": pols, "properties": names, "budget": int(budget),
+                       "seed": int(seed), "class": cls.to_dict(), "mode": mode}
+        self.recorder, self.state = open_stream(out, self.config, resume)
+
+    def run(self) -> PropertyTable:
+        """Search every cell (finished cells of a resumed run are reused)."""
+        t0 = time.perf_counter()
+        todo: list[Cell] = []
+        for c in self.cells:
+            done = self.state.finished.get(c.key)
+            if done is not None:
+                self._add(SearchResult.from_dict(done))
+            else:
+                todo.append(c)
+        # slow cells first (policies without the vectorised filling path), so
+        # that no long cell starts last and leaves the other workers idle
+        todo.sort(key=lambda c: isinstance(c.policy, FillingPolicy))
+        try:
+            with process_pool(min(self.workers, len(todo))) as pool:
+                args = [(c, self.recorder, self.state.progress.get(c.key)) for c in todo]
+                if pool is None:
+                    for a in args:
+                        self._add(_run_one(*a))
+                else:
+                    for result in pool.imap_unordered(_star_run_one, args):
+                        self._add(result)
+        except KeyboardInterrupt:
+            self.table.interrupted = True
+            self._collect_streamed()
+            raise
+        finally:
+            self.table.seconds = time.perf_counter() - t0
+        return self.table
+
+    def _collect_streamed(self) -> None:
+        """Add cells that workers finished and streamed but whose results had
+        not reached this process yet."""
+        if self.recorder.path is None:
+            return
+        for key, done in read_records(self.recorder.path).finished.items():
+            if key not in self.table.cells and any(c.key == key for c in self.cells):
+                self._add(SearchResult.from_dict(done))
+
+    def _add(self, result: SearchResult) -> None:
+        self.table.cells[cell_key(result.policy, result.property)] = result
+        self.on_cell(result)
+
+
+def default_properties() -> list[str]:
+    """Every registered property, in the paper's Table 2 order first."""
+    names = list(available_properties())
+    return [p for p in PAPER_ORDER if p in names] + sorted(p for p in names if p not in PAPER_ORDER)
+
+
+def _star_run_one(args: tuple[Cell, Recorder, dict[str, Any] | None]) -> SearchResult:
+    return _run_one(*args)
+
+
+def property_table(policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
+                   budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
+                   mode: str = CONTINUOUS, out: str | None = None, resume: bool = False,
+                   workers: int | None = None) -> PropertyTable:
+    """Search every (policy, property) cell and tabulate the outcomes.
+
+    Parameters
+    ----------
+    policies : list of str or Policy
+        Columns of the output (``["asset", "ceei", "drf"]``).
+    properties : list of str or Property, optional
+        Rows of the output; default: every registered property, in the
+        order of the paper's Table 2.
+    budget : int
+        Instances checked per cell.
+    seed : int
+        Master seed; each cell's stream is seeded from it and the cell's
+        names, so a cell's outcome does not depend on the other cells.
+    instance_class : InstanceClass or str, optional
+        Default: the paper's class.
+    mode : str
+        ``"continuous"`` or ``"discrete"``.
+    out : str, optional
+        JSON-lines file to stream results to (see
+        :mod:`analyzer.search.stream`).
+    resume : bool
+        Continue the run recorded in ``out``.
+    workers : int or None
+        Processes (``None``: all cores); cells are split between them and
+        the table does not depend on their number.
+
+    Returns
+    -------
+    PropertyTable
+    """
+    return TableRun(policies, properties, budget, seed, instance_class, mode, out, resume, workers).run()

@@ -1,0 +1,225 @@
+"""Verified certificates for the progressive-filling (leximin) policies.
+
+Ghodsi et al., NSDI 2011, Sections 4.2 and 5.1: DRF and asset fairness are
+computed by progressive filling; every user's weighted share rises at the
+same rate and a user stops when a resource it uses saturates (or, with task
+caps, when it reaches its cap). The exact filling
+(:func:`models.filling.fill_exact`) returns its events as
+:class:`~models.filling.Stage` records; this module turns them into a
+certificate checked in rational arithmetic.
+
+The argument that the result is max-min fair on (weighted) shares is the
+*bottleneck* one: an allocation is max-min fair when every user either holds
+its cap or has a bottleneck resource ``j`` -- one it uses, that is exhausted,
+and on which no other user has a higher level. To raise such a user, some
+other user of ``j`` would have to shrink, and that user is no richer. The
+certificate checks, in Fractions:
+
+* feasibility: ``sum_i x_i d_ij <= R_j`` and ``0 <= x_i <= k_i``;
+* the stage structure: levels strictly increase, each user stops at the
+  level of its stage, the resources named saturate at that stage;
+* for each user stopped by a resource: that resource is its bottleneck;
+* for each user stopped by its cap: ``x_i = k_i``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from models import Allocation, Instance
+from models.allocation import exact_str
+from models.filling import FillingPolicy, Stage
+
+from .checks import Check, Verified, join_names
+
+#: What the filled quantity is called in plain words, by policy name
+#: (policies not listed are described by ``share_label`` or "share").
+SHARE_NAMES: dict[str, str] = {"drf": "dominant share", "asset": "aggregate share"}
+
+
+def share_name(policy: FillingPolicy, weighted: bool) -> str:
+    """Name of the quantity a filling policy equalises (``"dominant share"``)."""
+    base = getattr(policy, "share_label", None) or SHARE_NAMES.get(policy.name, "share")
+    return f"weighted {base}" if weighted else base
+
+
+@dataclass(frozen=True)
+class StageCertificate:
+    """One verified stage of progressive filling.
+
+    Attributes
+    ----------
+    index : int
+        1-based stage number.
+    level : Fraction
+        The common (weighted) share reached.
+    rising : tuple of str
+        Users active during the stage (they rise to ``level``).
+    saturated : tuple of str
+        Resources exhausted at this stage.
+    capped : tuple of str
+        Users stopped by their task cap.
+    blocked : dict
+        User stopped by a resource -> its bottleneck resource.
+    """
+
+    index: int
+    level: Fraction
+    rising: tuple[str, ...]
+    saturated: tuple[str, ...]
+    capped: tuple[str, ...]
+    blocked: dict[str, str]
+
+    def sentence(self, quantity: str, everyone: bool) -> str:
+        """``"stage 1: every user rises to dominant share 2/3; cpu saturates; A and B stop"``."""
+        who = "every user" if everyone else f"users {join_names(self.rising)}" if len(self.rising) > 1 \
+            else f"user {self.rising[0]}"
+        rise = "rises" if everyone or len(self.rising) == 1 else "rise"
+        parts = [f"stage {self.index}: {who} {rise} to {quantity} {exact_str(self.level)}"]
+        if self.saturated:
+            verb = "saturates" if len(self.saturated) == 1 else "saturate"
+            parts.append(f"{join_names(self.saturated)} {verb}")
+        stopped = list(self.blocked) + [u for u in self.capped if u not in self.blocked]
+        stop = f"{join_names(stopped)} " + ("stops" if len(stopped) == 1 else "stop")
+        if self.capped:
+            stop += f" ({join_names(self.capped)} at {'its' if len(self.capped) == 1 else 'their'} task cap)"
+        parts.append(stop)
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class FillingCertificate(Verified):
+    """Exact certificate that a filling allocation is max-min fair.
+
+    Attributes
+    ----------
+    policy : str
+        Policy label.
+    quantity : str
+        The share being equalised, in words.
+    users : tuple of str
+        All user names.
+    stages : tuple of StageCertificate
+        The verified stages.
+    checks : tuple of Check
+        Every condition checked in Fractions.
+    """
+
+    policy: str
+    quantity: str
+    users: tuple[str, ...]
+    stages: tuple[StageCertificate, ...]
+    checks: tuple[Check, ...]
+
+    def explain(self) -> list[str]:
+        """The stages in plain words, the bottleneck argument and the verdict."""
+        lines = [st.sentence(self.quantity, everyone=len(st.rising) == len(self.users)) for st in self.stages]
+        for st in self.stages:
+            for u, r in st.blocked.items():
+                lines.append(f"  {u} cannot rise: {r} is exhausted and no user of {r} has a higher "
+                             f"{self.quantity} than {exact_str(st.level)}")
+        if self.quantity.startswith("weighted "):
+            base = self.quantity.removeprefix("weighted ")
+            lines.append(f"  ({self.quantity} = {base} / weight)")
+        ok = sum(c.holds for c in self.checks)
+        lines.append(f"exact check: {ok}/{len(self.checks)} conditions hold -> "
+                     + ("max-min fair (bottleneck argument verified in rationals)" if self.holds
+                        else "NOT verified"))
+        return lines
+
+
+def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Allocation | None = None
+                    ) -> FillingCertificate:
+    """Verify an exact filling allocation and describe its stages.
+
+    Parameters
+    ----------
+    policy : FillingPolicy
+        The policy (DRF, asset fairness, or any filling policy).
+    instance : Instance
+        The problem.
+    allocation : Allocation, optional
+        An exact allocation of ``policy`` whose ``certificate`` is the Stage
+        list of :func:`models.filling.fill_exact`; computed when omitted.
+
+    Returns
+    -------
+    FillingCertificate
+
+    Examples
+    --------
+    >>> from models import Instance, get_policy
+    >>> inst = Instance.load("examples/paper_two_users.toml")
+    >>> cert = certify_filling(get_policy("drf"), inst)
+    >>> cert.holds, cert.explain()[0]
+    (True, 'stage 1: every user rises to dominant share 2/3; cpu saturates; A and B stop')
+    """
+    if allocation is None or not allocation.exact or not _is_stage_list(allocation.certificate):
+        allocation = policy.solve_exact(instance)
+    stages: list[Stage] = list(allocation.certificate)
+    assert allocation.x_exact is not None
+    x = [Fraction(v) for v in allocation.x_exact]
+    D, R, w, k = instance.demands_exact, instance.capacity_exact, instance.weights_exact, instance.max_tasks_exact
+    c = policy._coefficients_exact(instance)
+    users, resources = instance.users, instance.resources
+    n, m = instance.n, instance.m
+    level = [x[i] * c[i] / w[i] for i in range(n)]
+    usage = [sum((x[i] * D[i][j] for i in range(n)), Fraction(0)) for j in range(m)]
+    checks: list[Check] = []
+    for j in range(m):
+        checks.append(Check(f"capacity of {resources[j]}", usage[j] <= R[j],
+                            f"uses {exact_str(usage[j])} of {exact_str(R[j])}"))
+    for i in range(n):
+        ok = x[i] >= 0 and (k[i] is None or x[i] <= k[i])
+        checks.append(Check(f"0 <= tasks of {users[i]} <= cap", ok, f"tasks {exact_str(x[i])}"))
+    out: list[StageCertificate] = []
+    seen: set[int] = set()
+    previous = Fraction(-1)
+    # users capped at zero never rise; they are not part of any stage
+    remaining = [i for i in range(n) if not (k[i] is not None and k[i] == 0)]
+    for s, st in enumerate(stages, start=1):
+        t = Fraction(st.level)
+        frozen = [int(i) for i in st.frozen]
+        capped = {int(i) for i in st.capped}
+        rising = [i for i in remaining if i not in seen]
+        checks.append(Check(f"stage {s}: level rises", t > previous, f"{exact_str(previous)} -> {exact_str(t)}"))
+        previous = t
+        for j in st.saturated:
+            checks.append(Check(f"stage {s}: {resources[j]} is exhausted", usage[j] == R[j]))
+        blocked: dict[str, str] = {}
+        for i in frozen:
+            checks.append(Check(f"stage {s}: {users[i]} stops at level {exact_str(t)}", level[i] == t,
+                                f"its level is {exact_str(level[i])}"))
+            if i in capped:
+                checks.append(Check(f"stage {s}: {users[i]} holds its cap", k[i] is not None and x[i] == k[i]))
+                continue
+            bottleneck = _bottleneck(i, D, R, usage, level)
+            checks.append(Check(f"stage {s}: {users[i]} has a bottleneck resource", bottleneck is not None,
+                                "" if bottleneck is None else resources[bottleneck]))
+            if bottleneck is not None:
+                blocked[users[i]] = resources[bottleneck]
+        seen.update(frozen)
+        out.append(StageCertificate(index=s, level=t, rising=tuple(users[i] for i in rising),
+                                    saturated=tuple(resources[j] for j in st.saturated),
+                                    capped=tuple(users[i] for i in sorted(capped)), blocked=blocked))
+    checks.append(Check("every user stops at some stage", set(remaining) <= seen))
+    return FillingCertificate(policy=allocation.policy, quantity=share_name(policy, instance.weighted), users=users,
+                              stages=tuple(out), checks=tuple(checks))
+
+
+def _bottleneck(i: int, D: Any, R: Any, usage: list[Fraction], level: list[Fraction]) -> int | None:
+    """A resource user ``i`` uses that is exhausted and on which no user has
+    a higher level than ``i`` (smallest index), or ``None``."""
+    for j in range(len(R)):
+        if D[i][j] > 0 and usage[j] == R[j] and all(level[l] <= level[i] for l in range(len(D)) if D[l][j] > 0):
+            return j
+    return None
+
+
+def _is_stage_list(cert: Any) -> bool:
+    return isinstance(cert, list | tuple) and all(isinstance(s, Stage) for s in cert)
+
+
+__all__ = ["FillingCertificate", "StageCertificate", "certify_filling", "share_name", "SHARE_NAMES"]

@@ -1,0 +1,138 @@
+"""Streaming to --out, Ctrl-C and --resume: an interrupted search or table
+continues to the same result as an uninterrupted run with the same seed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from analyzer import property_table, search
+from analyzer.properties import Property, get_property, register_property
+from analyzer.properties.base import _PROPERTIES
+from analyzer.search import stream
+from analyzer.search.stream import read_records
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Interruptible(Property):
+    """Test-only: drf-style sharing incentive that raises KeyboardInterrupt
+    (like Ctrl-C) on its ``STOP_AT``-th check while armed."""
+
+    name = "test-interruptible"
+    STOP_AT: int | None = None
+    calls = 0
+
+    def check(self, policy, instance, mode="continuous"):
+        cls = type(self)
+        cls.calls += 1
+        if cls.STOP_AT is not None and cls.calls >= cls.STOP_AT:
+            raise KeyboardInterrupt
+        return get_property("sharing-incentive").check(policy, instance, mode)
+
+
+@pytest.fixture(autouse=True)
+def _registered(monkeypatch):
+    register_property(Interruptible)
+    monkeypatch.setattr(stream, "CHECKPOINT_SECONDS", 0.0)
+    yield
+    Interruptible.STOP_AT = None
+    _PROPERTIES.pop(Interruptible.name, None)
+
+
+@pytest.mark.parametrize("policy", ["drf", "asset"])
+def test_search_resumes_after_an_interrupt_to_the_same_result(tmp_path, policy):
+    full = search(policy, "test-interruptible", budget=300, seed=4)
+    out = tmp_path / "run.jsonl"
+    Interruptible.calls, Interruptible.STOP_AT = 0, 150 if policy == "drf" else 2
+    with pytest.raises(KeyboardInterrupt):
+        search(policy, "test-interruptible", budget=300, seed=4, out=str(out))
+    state = read_records(out)
+    assert state.config is not None and not state.finished
+    if policy == "drf":
+        assert state.progress["drf|test-interruptible"]["checked"] > 0
+    Interruptible.STOP_AT = None
+    resumed = search(policy, "test-interruptible", budget=300, seed=4, out=str(out), resume=True)
+    assert resumed.outcome() == full.outcome()
+    # a finished search is read back, not searched again
+    again = search(policy, "test-interruptible", budget=300, seed=4, out=str(out), resume=True)
+    assert again.outcome() == full.outcome()
+
+
+def test_resume_refuses_other_parameters(tmp_path):
+    out = tmp_path / "run.jsonl"
+    search("drf", "sharing-incentive", budget=20, seed=1, out=str(out))
+    with pytest.raises(ValueError, match="other parameters"):
+        search("drf", "sharing-incentive", budget=20, seed=2, out=str(out), resume=True)
+    with pytest.raises(ValueError, match="--out"):
+        search("drf", "sharing-incentive", budget=20, resume=True)
+
+
+def test_stream_records_are_json_lines(tmp_path):
+    out = tmp_path / "t.jsonl"
+    property_table(["asset", "drf"], ["sharing-incentive"], budget=60, seed=0, out=str(out), workers=1)
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    kinds = [r["type"] for r in recs]
+    assert kinds[0] == "header" and kinds.count("cell") == 2 and "found" in kinds
+    found = next(r for r in recs if r["type"] == "found")
+    assert found["cell"] == "asset|sharing-incentive" and found["violation"]["exact"] is True
+
+
+def test_a_cut_last_line_is_ignored(tmp_path):
+    out = tmp_path / "t.jsonl"
+    search("drf", "sharing-incentive", budget=30, seed=0, out=str(out))
+    with out.open("a") as f:
+        f.write('{"type": "progress", "cell": "drf|shar')
+    assert read_records(out).finished
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "analyzer", *args]
+
+
+TABLE_ARGS = ("table", "--policy", "asset,drf", "--property", "envy-freeness,sharing-incentive,pareto-efficiency",
+              "--budget", "300", "--seed", "3", "--format", "json", "--quiet")
+
+
+def _cells(text: str) -> list[dict]:
+    cells = json.loads(text)["cells"]
+    for c in cells:
+        c.pop("seconds", None)
+    return cells
+
+
+def test_sigint_then_resume_matches_an_uninterrupted_run(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = tmp_path / "table.jsonl"
+    proc = subprocess.Popen(_cli(*TABLE_ARGS, "--out", str(out), "--workers", "2"), cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and '"type":"cell"' in out.read_text():
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the table finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    partial = json.loads(stdout)
+    assert partial["interrupted"] is True
+    done = [c for c in partial["cells"] if c.get("searched", True)]
+    assert 1 <= len(done) < 6
+    resumed = subprocess.run(_cli(*TABLE_ARGS, "--out", str(out), "--resume", "--workers", "2"), cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    straight = subprocess.run(_cli(*TABLE_ARGS, "--workers", "1"), cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=300)
+    assert straight.returncode == 0, straight.stderr
+    assert _cells(resumed.stdout) == _cells(straight.stdout)
+    # cells finished before the interrupt were not searched again
+    assert sum(1 for line in out.read_text().splitlines() if '"type":"cell"' in line) == 6

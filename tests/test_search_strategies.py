@@ -1,0 +1,123 @@
+"""Instance strategies and classes of the counterexample search."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from analyzer.search import InstanceClass, grid, log_uniform, near_ties, one_of, random_strategies, shared_dominant, uniform
+from analyzer.search.shrink import shrink, size
+
+
+def _key(inst):
+    return inst.describe()
+
+
+def test_grid_is_fixed_ordered_canonical_and_small():
+    first = list(itertools.islice(grid(InstanceClass()), 1500))
+    again = list(itertools.islice(grid(InstanceClass()), 1500))
+    assert [_key(i) for i in first] == [_key(i) for i in again]
+    assert len({_key(i) for i in first}) == len(first)  # no instance twice
+    shapes = {(i.n, i.m) for i in first}
+    assert shapes == {(2, 1), (2, 2), (3, 1), (2, 3), (3, 2), (3, 3)}
+    for inst in first:
+        assert inst.strictly_positive and not inst.weighted and not inst.capped
+        assert all(v.denominator == 1 for v in inst.capacity_exact)
+        rows = [tuple(r) for r in inst.demands_exact]
+        assert rows == sorted(rows)  # one representative up to renaming users
+    # smallest entries come first in every sub-grid
+    tops = [max(*i.capacity_exact, *(v for r in i.demands_exact for v in r)) for i in first if (i.n, i.m) == (2, 2)]
+    assert tops == sorted(tops) and tops[0] == 1
+
+
+def test_grid_with_zeros_weights_and_caps():
+    cls = InstanceClass(zeros=True, weights=True, caps=True)
+    insts = list(itertools.islice(grid(cls), 3000))
+    assert any(not i.strictly_positive for i in insts)
+    assert any(i.weighted for i in insts)
+    assert any(i.capped for i in insts)
+    assert all(cls.contains(i) for i in insts)
+
+
+@pytest.mark.parametrize("options", ["paper", "zeros", "weights", "caps", "all"])
+def test_random_strategies_respect_the_class_and_the_seed(options):
+    cls = InstanceClass.parse(options)
+    for strat in random_strategies(cls):
+        a = [strat.draw(np.random.default_rng([7, k])) for k in range(40)]
+        b = [strat.draw(np.random.default_rng([7, k])) for k in range(40)]
+        assert [_key(i) for i in a] == [_key(i) for i in b]
+        assert all(cls.contains(i) for i in a)
+        assert all(2 <= i.n <= cls.n_max and 1 <= i.m <= cls.m_max for i in a)
+        if cls.zeros:
+            assert any(not i.strictly_positive for i in a) or strat.name == "shared-dominant"
+        if cls.weights:
+            assert any(i.weighted for i in a)
+        if cls.caps:
+            assert any(i.capped for i in a)
+
+
+def test_shared_dominant_and_near_ties_shape_the_instances():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        inst = shared_dominant(InstanceClass()).draw(rng)
+        shares = inst.demands / inst.capacity
+        dom = shares.max(axis=1, keepdims=True)
+        assert np.any(np.all(shares == dom, axis=0) | np.all(np.isclose(shares, dom), axis=0))
+    spreads = []
+    for _ in range(50):
+        inst = near_ties(InstanceClass()).draw(rng)
+        dom = (inst.demands / inst.capacity).max(axis=1)
+        spreads.append(dom.max() / dom.min())
+    assert np.median(spreads) < 1.5
+
+
+def test_strategies_compose():
+    cls = InstanceClass()
+    both = uniform(cls) | log_uniform(cls)
+    assert both.name == "uniform|log-uniform"
+    big = one_of(both, near_ties(cls)).filter(lambda i: i.n >= 3).map(lambda i: i.replace(capacity=[c * 2 for c in i.capacity_exact]))
+    rng = np.random.default_rng(0)
+    draws = [big.draw(rng) for _ in range(20)]
+    assert all(i.n >= 3 for i in draws)
+    assert all(all(c % 2 == 0 for c in i.capacity_exact) for i in draws)
+    with pytest.raises(ValueError, match="filter"):
+        uniform(cls).filter(lambda i: False).draw(rng)
+
+
+def test_instance_class_parse_and_names():
+    assert InstanceClass.parse(None) == InstanceClass()
+    assert InstanceClass.parse("default").name == "paper"
+    assert InstanceClass.parse("caps+zeros").name == "paper+zeros+caps"
+    assert InstanceClass.parse("all") == InstanceClass(zeros=True, weights=True, caps=True)
+    assert InstanceClass.from_dict(InstanceClass(weights=True).to_dict()) == InstanceClass(weights=True)
+    with pytest.raises(ValueError, match="bogus"):
+        InstanceClass.parse("zeros,bogus")
+
+
+def test_shrink_reaches_a_minimal_failing_instance():
+    # "fails" while some user demands at least 3 of a resource and there are 2+ users
+    from analyzer.search.strategies import build
+
+    def fails(inst):
+        return "v" if inst.n >= 2 and any(v >= 3 for r in inst.demands_exact for v in r) else None
+
+    start = build([40, 60, 24], [[12, 9, 6], [30, 3, 21], [5, 5, 5]])
+    inst, v, checks = shrink(start, fails, InstanceClass())
+    assert v == "v" and checks > 0
+    assert (inst.n, inst.m) == (2, 1)
+    assert sorted(inst.demands_exact[i][0] for i in range(2)) == [1, 3]
+    assert inst.capacity_exact == (1,)
+    assert size(inst) < size(start)
+
+
+def test_shrink_makes_fractional_data_integer():
+    from fractions import Fraction
+
+    from analyzer.search.strategies import build
+
+    start = build([Fraction(7, 2), Fraction(9, 4)], [[Fraction(1, 2), 1], [1, Fraction(3, 4)]])
+    inst, v, _ = shrink(start, lambda i: "v" if i.n == 2 and i.m == 2 else None, InstanceClass())
+    assert v == "v"
+    assert all(x.denominator == 1 for x in [*inst.capacity_exact, *(y for r in inst.demands_exact for y in r)])
