@@ -17,8 +17,11 @@ PAPER = ROOT / "examples" / "paper_two_users.toml"
 
 #: Modules that a DRF solve must not load: cvxpy, scipy and sympy are only
 #: for programs, cross-checks and exact answers; tabulate is replaced by
-#: analyzer.render's own grids.
-HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel")
+#: analyzer.render's own grids; proofs (exact answers), the search, table
+#: and discrete machinery load on first use (lazy names in analyzer, one
+#: subcommand module registered when the command is named).
+HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel", "proofs", "analyzer.search.engine", "analyzer.table",
+         "models.discrete", "analyzer.commands.table")
 
 
 @pytest.mark.parametrize("fmt", ["text", "md", "json"])
@@ -43,3 +46,21 @@ def test_grids_match_tabulate_layout() -> None:
     # render_tables strips trailing blank lines (the empty last row)
     assert text == "T\n" + tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True).rstrip() + "\n"
     assert md == "### T\n\n" + tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True).rstrip() + "\n"
+
+
+def test_lazy_public_names_and_full_help() -> None:
+    import analyzer
+    from analyzer.cli import build_parser
+
+    from analyzer import PropertyTable, check, progressive_filling, property_table, search  # noqa: F401
+
+    import analyzer.table  # noqa: F401  (imports the analyzer.search subpackage)
+
+    assert callable(analyzer.search) and analyzer.search.__name__ == "search"
+    def commands(parser: object) -> set[str]:
+        return {name for action in parser._actions if action.dest == "command"  # type: ignore[attr-defined]
+                for name in action.choices}
+
+    assert commands(build_parser()) >= {"solve", "search", "table", "policies"}
+    assert commands(build_parser("solve")) == {"solve"}
+    assert commands(build_parser("no-such-command")) == commands(build_parser())
