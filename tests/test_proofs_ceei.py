@@ -195,3 +195,14 @@ def test_one_priced_resource_is_rational_at_any_size() -> None:
     assert a.certificate.prices[0] == sp.Rational(W.numerator, W.denominator) / 1000
     assert all(a.x_exact[i] == sp.Rational(weights[i].numerator, weights[i].denominator) * 1000 / W
                / int(demands[i, 0]) for i in range(n))
+
+
+def test_neighbour_search_recovers_from_a_poor_numeric_guess() -> None:
+    from models import Allocation
+
+    inst = paper()
+    # 1e-5 below the optimum: no resource looks exhausted, so the first guess prices nothing
+    rough = Allocation(instance=inst, x=np.array([45 / 11, 18 / 11]) * (1 - 1e-5), policy="ceei")
+    a = solve_ceei_exact(CEEI, inst, numeric=rough)
+    assert a.exact and a.certificate.holds and a.stats["active_sets_tried"] > 1
+    assert a.x_exact == (sp.Rational(45, 11), sp.Rational(18, 11))
