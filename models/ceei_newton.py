@@ -41,7 +41,7 @@ proportional to the residual (which keeps quadratic convergence and handles
 a singular Hessian, e.g. when every user of a resource is capped); an
 Armijo search along the projection arc keeps ``pi >= 0`` and the iterates in
 the domain (``q_i > 0`` for uncapped users). Once objective changes are at
-roundoff level (:data:`~models.tolerances.ROUNDOFF_RTOL`) a step is judged
+roundoff level (:data:`~models.tolerances.CEEI_VALUE_RTOL`) a step is judged
 by its residual instead.
 
 Examples
@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tolerances import CEEI_CERTIFICATE_RTOL, CEEI_NEWTON_TOL, FEASIBILITY_RTOL, ROUNDOFF_RTOL
+from .tolerances import CEEI_ARMIJO, CEEI_CERTIFICATE_RTOL, CEEI_NEWTON_TOL, CEEI_VALUE_RTOL, FEASIBILITY_RTOL
 
 #: Newton iterations before giving up (the caller then falls back to cvxpy).
 MAX_ITERATIONS: int = 200
@@ -72,8 +72,6 @@ MAX_HALVINGS: int = 60
 #: Levenberg-Marquardt factor: the Newton system is ``H + mu I`` with
 #: ``mu = REGULARIZATION * residual * max(mean diag H, 1)``.
 REGULARIZATION: float = 1e-3
-#: Armijo sufficient-decrease fraction.
-ARMIJO_SIGMA: float = 1e-4
 
 
 @dataclass(frozen=True)
@@ -245,10 +243,10 @@ def solve_eisenberg_gale(
             t_value, t_q, t_x, t_unc = dual.evaluate(trial)
             if np.isfinite(t_value):
                 decrease = float(grad @ (trial - pi))  # <= 0 along a descent arc
-                if abs(decrease) <= ROUNDOFF_RTOL * (1.0 + abs(value)):
+                if abs(decrease) <= CEEI_VALUE_RTOL * (1.0 + abs(value)):
                     t_grad = dual.gradient(t_x)
                     accepted = _residual(trial, t_grad) < res
-                elif t_value <= value + ARMIJO_SIGMA * decrease:
+                elif t_value <= value + CEEI_ARMIJO * decrease:
                     t_grad = dual.gradient(t_x)
                     accepted = True
             if accepted:

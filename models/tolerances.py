@@ -42,11 +42,12 @@ CEEI_KKT_RTOL: float = 1e-10
 
 #: Relative rounding allowance on the dual value in the line search of the
 #: batched CEEI price solver (its last Newton steps change the value by less
-#: than its rounding error).
+#: than its rounding error); models/ceei_newton.py judges such a step by its
+#: KKT residual instead.
 CEEI_VALUE_RTOL: float = 1e-13
 
 #: Sufficient-decrease constant and number of halvings of the line search of
-#: the batched CEEI price solver.
+#: the batched CEEI price solver (the constant also serves models/ceei_newton.py).
 CEEI_ARMIJO: float = 1e-4
 CEEI_LINE_SEARCH_STEPS: int = 30
 
@@ -83,7 +84,3 @@ CEEI_NEWTON_TOL: float = 1e-13
 #: (normalised units, weights summing to 1) under which the Newton solution
 #: is accepted as optimal; above it the policy falls back to cvxpy.
 CEEI_CERTIFICATE_RTOL: float = 1e-9
-
-#: Relative size under which a change of a floating-point objective value is
-#: roundoff: the Newton line search then judges a step by its KKT residual.
-ROUNDOFF_RTOL: float = 1e-13
