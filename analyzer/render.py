@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -148,8 +149,40 @@ def _csv_cell(c: Any) -> Any:
 
 
 def to_json(data: Any) -> str:
-    """JSON text with a stable key order for the structures commands emit."""
-    return json.dumps(data, indent=2, default=_json_default) + "\n"
+    """JSON text with a stable key order for the structures commands emit.
+
+    The output is strict JSON: a non-finite float (an unbounded cap, an
+    infinite ratio) is written as the string ``"inf"``, ``"-inf"`` or
+    ``"nan"``, never as the bare ``Infinity``/``NaN`` that JSON parsers
+    reject.
+
+    Examples
+    --------
+    >>> print(to_json({"cap": float("inf"), "x": [1.5, float("nan")]}), end="")
+    {
+      "cap": "inf",
+      "x": [
+        1.5,
+        "nan"
+      ]
+    }
+    """
+    return json.dumps(_strict(data), indent=2, default=_json_default, allow_nan=False) + "\n"
+
+
+def _strict(o: Any) -> Any:
+    """``o`` with non-finite floats (also inside dicts, lists, tuples and
+    numpy arrays) replaced by their names."""
+    if isinstance(o, float):
+        return o if math.isfinite(o) else repr(float(o))
+    if isinstance(o, dict):
+        return {k: _strict(v) for k, v in o.items()}
+    if isinstance(o, list | tuple):
+        return [_strict(v) for v in o]
+    if type(o).__module__ == "numpy":
+        item = _json_default(o)
+        return _strict(item) if isinstance(item, float | list) else item
+    return o
 
 
 def _json_default(o: Any) -> Any:

@@ -40,11 +40,11 @@ from typing import Any
 import numpy as np
 
 from .allocation import OPTIMAL, Allocation
-from .errors import PolicyError
+from .errors import PolicyError, SolverError
 from .solvers import LP_SOLVERS, solve_problem
 from .instance import Instance
 from .policy import Policy
-from .tolerances import DUAL_TOL, LP_LEVEL_RTOL, SATURATION_RTOL
+from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL, SATURATION_RTOL
 
 
 @dataclass(frozen=True)
@@ -160,12 +160,20 @@ class FillingPolicy(Policy):
         """The allocation given by :meth:`program` (slow; the definition)."""
         t0 = time.perf_counter()
         x, problems = self._run_program(instance)
-        return Allocation(
+        alloc = Allocation(
             instance=instance,
             x=x,
             policy=self.label,
             stats={"solver": "cvxpy-lp-sequence", "stages": len(problems), "seconds": time.perf_counter() - t0},
         )
+        # the LP values are reported as they are, never clipped: their
+        # excess over capacities and caps is measured and bounded here
+        viol = alloc.max_violation()
+        alloc.stats["max_violation"] = viol
+        if not viol <= FEASIBILITY_RTOL:
+            raise SolverError(self.label, f"infeasible by {viol:.2e}",
+                              f"the LP sequence exceeds a capacity or cap by more than {FEASIBILITY_RTOL:g}")
+        return alloc
 
     def _run_program(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
         import cvxpy as cp
@@ -173,35 +181,64 @@ class FillingPolicy(Policy):
         n = instance.n
         c = self._coefficients(instance)
         scale = c / instance.weights  # weighted share of one task
-        D, R, k = instance.demands, instance.capacity, instance.max_tasks
+        # Variables are weighted shares y_i = scale_i * x_i divided by u, an
+        # estimate of the stage's level, not task counts: with data from 1e-9
+        # to 1e9 task counts span ~36 orders of magnitude and levels ~20,
+        # while the stage variables stay near 1 and the rows read "share of
+        # R_j used <= 1/u". The scaling changes conditioning, not the LP.
+        A = (instance.demands / instance.capacity) / scale[:, None]  # (n, m)
+        k = instance.max_tasks
         frozen = np.zeros(n, dtype=bool)
         levels = np.zeros(n)  # the level each frozen user stopped at
         problems: list[Any] = []
         fin = np.flatnonzero(np.isfinite(k))
+        used = np.flatnonzero((A > 0).any(axis=0))
         while not frozen.all():
             act = np.flatnonzero(~frozen)
-            x = cp.Variable(n, nonneg=True)
+            u = _stage_scale(A[:, used], levels, frozen, k * scale)
+            y = cp.Variable(n, nonneg=True)
             t = cp.Variable()
-            level = [cp.multiply(scale[act], x[act]) >= t]
-            cons = [D.T @ x <= R, *level]
+            level = [y[act] >= t]
+            cons = [A[:, used].T @ y <= 1 / u, *level]
             if fin.size:
-                cons.append(x[fin] <= k[fin])
+                cons.append(y[fin] <= k[fin] * scale[fin] / u)
             if frozen.any():
                 # frozen users keep (up to the LP tolerance) the level they stopped at
                 fz = np.flatnonzero(frozen)
-                cons.append(cp.multiply(scale[fz], x[fz]) >= levels[fz] * (1 - LP_LEVEL_RTOL))
+                cons.append(y[fz] >= levels[fz] / u * (1 - LP_LEVEL_RTOL))
             prob = cp.Problem(cp.Maximize(t), cons)
             solve_problem(prob, f"{self.label} (stage {len(problems) + 1})", LP_SOLVERS)
             problems.append(prob)
             duals = np.asarray(level[0].dual_value, dtype=float).reshape(-1)
-            blocked = duals > DUAL_TOL
+            # A user is blocked when its level constraint has a positive dual.
+            # By stationarity that dual is sum_j A_ij * p_j (plus its cap's
+            # dual), p_j the price of resource j; a user whose use A_ij of a
+            # priced resource is tiny has a dual below any threshold, so it
+            # is also blocked when it uses a resource whose price, times its
+            # right-hand side (its part of the objective), is positive.
+            price = np.asarray(cons[0].dual_value, dtype=float).reshape(-1) / u
+            full = price > DUAL_TOL
+            blocked = (duals > DUAL_TOL) | (A[act][:, used][:, full] > 0).any(axis=1)
             if not blocked.any():
                 blocked[int(np.argmax(duals))] = True
             newly = act[blocked]
-            levels[newly] = float(t.value)
+            levels[newly] = float(t.value) * u
             frozen[newly] = True
-        xval = np.minimum(levels / scale, k)
-        return xval, problems
+        return levels / scale, problems
+
+
+def _stage_scale(A: np.ndarray, levels: np.ndarray, frozen: np.ndarray, cap_levels: np.ndarray) -> float:
+    """A positive estimate of the next stage's level, used only to scale the
+    stage LP: the smallest of the active users' cap levels and the levels at
+    which a resource would fill if nobody were capped (1 when none is
+    positive and finite)."""
+    act = ~frozen
+    residual = 1.0 - levels[frozen] @ A[frozen]
+    slope = A[act].sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sat = np.where(slope > 0, residual / slope, np.inf)
+    u = float(min(np.min(sat, initial=np.inf), np.min(cap_levels[act], initial=np.inf)))
+    return u if np.isfinite(u) and u > 0 else 1.0
 
 
 # ---------------------------------------------------------------------------

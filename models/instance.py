@@ -14,10 +14,12 @@ dotted path of the field (``users.B.demand.mem: must be >= 0, got -1``).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -65,7 +67,49 @@ def _number(path: str, value: Any, *, positive: bool = False, allow_inf: bool = 
         raise InstanceError(f"{path}: must be > 0, got {_show(v)}")
     if not positive and v < 0:
         raise InstanceError(f"{path}: must be >= 0, got {_show(v)}")
+    if isinstance(v, Fraction):
+        try:
+            as_float = float(v)
+        except OverflowError:
+            as_float = math.inf
+        if math.isinf(as_float):
+            raise InstanceError(f"{path}: too large to compute with (above {sys.float_info.max:.3g})")
+        if v != 0 and as_float == 0:
+            raise InstanceError(f"{path}: too small to compute with (a nonzero value below {_TINY:.3g})")
     return v
+
+
+#: Smallest positive float (subnormal); nonzero exact values below it would become 0.
+_TINY: float = math.ulp(0.0)
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters (newlines in a key, say) escaped, so
+    that an error message is always one line.
+
+    >>> _printable("users.a\\nb: unknown key")
+    'users.a\\\\nb: unknown key'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _one_line_errors(build: Callable[..., Instance]) -> Callable[..., Instance]:
+    """Builders raise :class:`InstanceError` messages on one line, whatever
+    the names in the scenario contain."""
+
+    @functools.wraps(build)
+    def wrapper(*args: Any, **kwargs: Any) -> Instance:
+        try:
+            return build(*args, **kwargs)
+        except InstanceError as exc:
+            msg = str(exc)
+            if msg.isprintable():
+                raise
+            raise InstanceError(_printable(msg)) from None
+
+    return wrapper
 
 
 def _show(v: Fraction | float) -> str:
@@ -79,9 +123,21 @@ def _exact(v: Fraction | float) -> Fraction:
 
 
 def _table(path: str, value: Any) -> Mapping[str, Any]:
+    """``value`` as a table with string keys (a dict built in Python may use
+    other keys; two keys that print the same are an error)."""
     if not isinstance(value, Mapping):
         raise InstanceError(f"{path}: must be a table, got {type(value).__name__}")
-    return value
+    if all(isinstance(k, str) for k in value):
+        return value
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if not isinstance(k, str | int) or isinstance(k, bool):
+            raise InstanceError(f"{path}: keys must be names, got {type(k).__name__} {k!r}")
+        key = str(k)
+        if key in out:
+            raise InstanceError(f"{path}.{key}: given twice")
+        out[key] = v
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,6 +254,7 @@ class Instance:
 
     # ------------------------------------------------------------ builders
     @classmethod
+    @_one_line_errors
     def from_dict(cls, data: Mapping[str, Any]) -> Instance:
         """Build and validate an instance from a scenario dict (the TOML/JSON
         layout of DESIGN.md).
@@ -273,9 +330,11 @@ class Instance:
                     raise InstanceError(
                         f"machines: total {r} is {fraction_to_plain(totals[j])} but resources.{r} is {_show(cap[j])}"
                     )
+        for key in ("name", "description"):
+            text = data.get(key)
+            if text is not None and not isinstance(text, str):
+                raise InstanceError(f"{key}: must be a string, got {type(text).__name__}")
         name = data.get("name")
-        if name is not None and not isinstance(name, str):
-            raise InstanceError(f"name: must be a string, got {type(name).__name__}")
         exact = {
             "capacity": [_exact(v) for v in cap],
             "demands": [[_exact(v) for v in row] for row in dem],
@@ -295,6 +354,7 @@ class Instance:
         )
 
     @classmethod
+    @_one_line_errors
     def load(cls, path: str | Path) -> Instance:
         """Read a scenario from a ``.toml`` or ``.json`` file.
 
@@ -331,12 +391,15 @@ class Instance:
             raise InstanceError(f"{p}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
         except tomllib.TOMLDecodeError as exc:
             raise InstanceError(f"{p}: malformed TOML: {exc}") from None
+        except RecursionError:
+            raise InstanceError(f"{p}: nested too deeply to be a scenario") from None
         try:
             return cls.from_dict(data)
         except InstanceError as exc:
             raise InstanceError(f"{p}: {exc}") from None
 
     @classmethod
+    @_one_line_errors
     def from_arrays(
         cls,
         capacity: Sequence[float] | np.ndarray,
@@ -398,7 +461,11 @@ class Instance:
         if max_tasks is None:
             k = np.full(n, math.inf)
         else:
-            k = np.array([math.inf if v is None else v for v in max_tasks], dtype=float) if not isinstance(max_tasks, np.ndarray) else max_tasks.astype(float, copy=True)
+            try:
+                k = np.array([math.inf if v is None else v for v in np.asarray(max_tasks, dtype=object).reshape(-1)],
+                             dtype=float).reshape(np.shape(max_tasks))
+            except (TypeError, ValueError):
+                raise InstanceError("max_tasks: must be an array of numbers (None or inf for unbounded)") from None
             if k.shape != (n,):
                 raise InstanceError(f"max_tasks: {k.shape[0] if k.ndim else 0} caps for {n} users")
             badk = np.isnan(k) | (k < 0)

@@ -9,6 +9,7 @@ Solver output is never clipped silently: callers check feasibility against
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ def solve_problem(
     policy: str,
     solvers: Sequence[str] = CONIC_SOLVERS,
     accept: Callable[[Any], str | None] | None = None,
+    attempts: list[str] | None = None,
 ) -> str:
     """Solve ``problem`` with the first solver that reaches ``optimal``.
 
@@ -41,6 +43,10 @@ def solve_problem(
         Called after an optimal solve; returns ``None`` to accept or a reason
         to reject the solution (e.g. "infeasible by 3e-6") and try the next
         solver.
+    attempts : list of str, optional
+        When given, every failed attempt is appended to it as
+        ``"NAME: status"`` (so a caller can report the fallbacks taken).
+        cvxpy's warnings are not printed: the statuses carry them.
 
     Returns
     -------
@@ -55,13 +61,16 @@ def solve_problem(
     import cvxpy as cp
 
     installed = set(cp.installed_solvers())
-    tried: list[str] = []
+    tried: list[str] = attempts if attempts is not None else []
+    start = len(tried)
     for name in solvers:
         if name not in installed:
             continue
         try:
-            problem.solve(solver=name, **conic_solver_options(name))
-        except cp.error.SolverError as exc:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                problem.solve(solver=name, **conic_solver_options(name))
+        except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
             tried.append(f"{name}: error ({' '.join(str(exc).split())[:80]})")
             continue
         status = str(problem.status)
@@ -73,5 +82,8 @@ def solve_problem(
             tried.append(f"{name}: {reason}")
             continue
         return name
-    last = tried[-1].split(": ", 1)[1] if tried else "no solver installed"
-    raise SolverError(policy, last, "tried " + "; ".join(tried) if tried else "")
+    mine = tried[start:]
+    if not mine:
+        raise SolverError(policy, "no solver installed", "asked for " + ", ".join(solvers))
+    last = mine[-1].split(": ", 1)[1]
+    raise SolverError(policy, last, "tried " + "; ".join(mine))
