@@ -29,7 +29,7 @@ from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, _latex_escape, render_tables, to_json
 from .search.classes import InstanceClass
 from .search.engine import Cell, SearchResult, cell_key, make_cell, run_cell
-from .search.pool import resolve_workers, worker_pool
+from .search.pool import resolve_workers, warm_up, worker_pool
 from .search.stream import Recorder, open_stream, read_records
 
 #: Column order of the paper's Table 2 (other properties follow, by name).
@@ -212,6 +212,8 @@ class TableRun:
         # slow cells first (policies without the vectorised filling path), so
         # that no long cell starts last and leaves the other workers idle
         todo.sort(key=lambda c: isinstance(c.policy, FillingPolicy))
+        if min(self.workers, len(todo)) > 1:
+            warm_up(todo)
         try:
             with worker_pool(min(self.workers, len(todo)), self.scheduler) as (pool, _):
                 args = [(c, self.recorder, self.state.progress.get(c.key)) for c in todo]

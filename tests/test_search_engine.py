@@ -204,3 +204,10 @@ def test_result_round_trips_through_dict():
     assert back.outcome() == r.outcome()
     assert back.counterexample.instance == r.counterexample.instance
     assert back.instance_class == InstanceClass()
+
+
+def test_unused_optimisation_evaluations_go_back_to_the_stream():
+    # bottleneck fairness applies to few instances, so the optimisation of
+    # its margin cannot spend its share; the stream makes up the budget
+    r = search("drf", "bottleneck-fairness", budget=200, seed=0)
+    assert r.holds is True and r.instances == 200

@@ -108,20 +108,26 @@ def _cells(text: str) -> list[dict]:
     return cells
 
 
-def test_sigint_then_resume_matches_an_uninterrupted_run(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = tmp_path / "table.jsonl"
-    proc = subprocess.Popen(_cli(*TABLE_ARGS, "--out", str(out), "--workers", "2"), cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _interrupted_run(args: list[str], out: Path, marker: str, env: dict[str, str]) -> tuple[str, str]:
+    """Start the CLI, send SIGINT once ``marker`` appears in ``out``; return
+    its stdout and stderr (exit code 130 asserted)."""
+    proc = subprocess.Popen(_cli(*args), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if out.exists() and '"type":"cell"' in out.read_text():
+        if out.exists() and marker in out.read_text():
             break
-        time.sleep(0.05)
-    assert proc.poll() is None, "the table finished before it could be interrupted"
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
+    return stdout, stderr
+
+
+def test_sigint_then_resume_matches_an_uninterrupted_run(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = tmp_path / "table.jsonl"
+    stdout, stderr = _interrupted_run([*TABLE_ARGS, "--out", str(out), "--workers", "2"], out, '"type":"cell"', env)
     assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
     partial = json.loads(stdout)
     assert partial["interrupted"] is True
@@ -136,3 +142,23 @@ def test_sigint_then_resume_matches_an_uninterrupted_run(tmp_path):
     assert _cells(resumed.stdout) == _cells(straight.stdout)
     # cells finished before the interrupt were not searched again
     assert sum(1 for line in out.read_text().splitlines() if '"type":"cell"' in line) == 6
+
+
+SEARCH_ARGS = ("search", "--policy", "drf", "--property", "envy-freeness", "--budget", "1500", "--seed", "9",
+               "--format", "json", "--quiet")
+
+
+def test_sigint_on_a_search_then_resume(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = tmp_path / "search.jsonl"
+    _, stderr = _interrupted_run([*SEARCH_ARGS, "--out", str(out), "--workers", "1"], out, '"type":"progress"', env)
+    assert "interrupted after" in stderr and "Traceback" not in stderr
+    assert read_records(out).progress["drf|envy-freeness"]["checked"] > 0
+    resumed = subprocess.run(_cli(*SEARCH_ARGS, "--out", str(out), "--resume", "--workers", "1"), cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=300)
+    straight = subprocess.run(_cli(*SEARCH_ARGS, "--workers", "1"), cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=300)
+    assert resumed.returncode == straight.returncode == 0, resumed.stderr + straight.stderr
+    a, b = json.loads(resumed.stdout), json.loads(straight.stdout)
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b and a["instances"] == 1500

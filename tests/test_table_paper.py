@@ -27,7 +27,7 @@ PAPER_TABLE_2: dict[str, tuple[bool, bool, bool]] = {
 }
 POLICIES = ("asset", "ceei", "drf")
 #: Instances per cell in the default run (CEEI cells dominate the time).
-CI_BUDGET = 40
+CI_BUDGET = 60
 
 
 def _compare(table) -> None:

@@ -364,6 +364,35 @@ class _Found(Exception):
         self.violation = violation
 
 
+def _run_stream(cell: Cell, st: _State, budget: int, recorder: Recorder, tick: Progress, pool: Any, workers: int,
+                with_margin: bool, label: str) -> tuple[Violation | None, str | None, int | None]:
+    """Examine stream positions from ``st.pos`` until ``budget`` checks, the
+    end of the stream or a violation; chunks run speculatively in parallel
+    on ``pool`` and are merged in stream order."""
+    max_pos = cell.budget * GENERATE_FACTOR
+    throttle = Throttle()
+    found: tuple[Violation | None, str | None, int | None] = (None, None, None)
+    while st.checked < budget and st.pos < max_pos:
+        n_chunks = max(1, workers) if pool is not None else 1
+        size = CHUNK if pool is None else POOL_CHUNK
+        starts = [s for s in (st.pos + i * size for i in range(n_chunks)) if s < max_pos]
+        args = [(cell, s, min(s + size, max_pos), budget - st.checked, with_margin) for s in starts]
+        chunks = pool.starmap(examine, args) if pool is not None and len(args) > 1 else [examine(*a) for a in args]
+        for ch in chunks:
+            before = st.checked
+            found = st.absorb(ch, budget)
+            tick(st.checked - before)
+            if found[0] is not None:
+                recorder.emit({"type": "found", "cell": cell.key, "pos": found[2], "phase": found[1],
+                               "violation": found[0].to_dict()})
+                return found
+            if st.checked >= budget:
+                break
+        if throttle.due():
+            recorder.emit(st.to_record(cell.key, label))
+    return found
+
+
 def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any] | None = None,
              progress: Progress | None = None, pool: Any = None, workers: int = 1) -> SearchResult:
     """Run one search (see the module docstring), streaming checkpoints to
@@ -376,41 +405,26 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
     margin = margin_function(cell.prop)
     opt_budget = int(cell.budget * OPT_FRACTION) if margin is not None else 0
     stream_budget = cell.budget - opt_budget
-    max_pos = cell.budget * GENERATE_FACTOR
-    throttle = Throttle()
     violation: Violation | None = None
     phase: str | None = None
     at: int | None = None
-    resumed_in_opt = bool(resume) and resume.get("phase") == "optimise"
-    # phases 1-2: the stream, in chunks (speculatively in parallel with a pool)
-    while not resumed_in_opt and st.checked < stream_budget and st.pos < max_pos and violation is None:
-        n_chunks = max(1, workers) if pool is not None else 1
-        size = CHUNK if pool is None else POOL_CHUNK
-        starts = [st.pos + i * size for i in range(n_chunks)]
-        starts = [s for s in starts if s < max_pos]
-        args = [(cell, s, min(s + size, max_pos), stream_budget - st.checked, margin is not None) for s in starts]
-        chunks = pool.starmap(examine, args) if pool is not None and len(args) > 1 else [examine(*a) for a in args]
-        for ch in chunks:
-            before = st.checked
-            violation, phase, at = st.absorb(ch, stream_budget)
-            tick(st.checked - before)
-            if violation is not None:
-                recorder.emit({"type": "found", "cell": cell.key, "pos": at, "phase": phase,
-                               "violation": violation.to_dict()})
-                break
-            if st.checked >= stream_budget:
-                break
-        if violation is None and throttle.due():
-            recorder.emit(st.to_record(cell.key, "stream"))
+    resumed = resume.get("phase", "stream") if resume else "stream"
+    # phases 1-2: the stream
+    if resumed == "stream":
+        violation, phase, at = _run_stream(cell, st, stream_budget, recorder, tick, pool, workers, margin is not None,
+                                           "stream")
     # phase 3: optimisation of the margin from near misses
-    if violation is None and margin is not None:
-        if not resumed_in_opt:
+    if violation is None and margin is not None and resumed in ("stream", "optimise"):
+        if resumed == "stream":
             recorder.emit(st.to_record(cell.key, "optimise"))
         violation = _optimise(cell, st, margin, cell.budget, recorder, tick)
         if violation is not None:
             phase, at = "optimise", None
             recorder.emit({"type": "found", "cell": cell.key, "pos": None, "phase": phase,
                            "violation": violation.to_dict()})
+    # evaluations the optimisation did not use go back to the stream
+    if violation is None and st.checked < cell.budget:
+        violation, phase, at = _run_stream(cell, st, cell.budget, recorder, tick, pool, workers, False, "topup")
     # shrink and re-verify
     shrunk: Violation | None = None
     spent = 0
@@ -562,7 +576,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     -------
     SearchResult
     """
-    from .pool import worker_pool
+    from .pool import resolve_workers, warm_up, worker_pool
     from .stream import open_stream
 
     cell = make_cell(policy, property, budget, seed, instance_class, mode)
@@ -571,7 +585,8 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     recorder, state = open_stream(out, config, resume)
     if cell.key in state.finished:
         return SearchResult.from_dict(state.finished[cell.key])
-    grid_prefix(cell.cls, int(cell.budget * GRID_FRACTION))  # build the grid once, before the pool forks
+    if not scheduler and resolve_workers(workers) > 1:
+        warm_up([cell])  # imports and the grid once, before the pool forks
     with worker_pool(workers, scheduler) as (pool, n):
         result = run_cell(cell, recorder, state.progress.get(cell.key), progress, pool, n)
     recorder.emit({"type": "cell", "cell": cell.key, "result": result.to_dict()})

@@ -11,9 +11,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
+
+from models import SolverError
 
 
 def resolve_workers(workers: int | None) -> int:
@@ -29,6 +31,29 @@ def resolve_workers(workers: int | None) -> int:
     if workers < 0:
         raise ValueError(f"workers must be >= 0, got {workers}")
     return int(workers)
+
+
+def warm_up(cells: Sequence[Any]) -> None:
+    """Do, once in the parent, the work every forked worker would otherwise
+    repeat: build the grid prefixes and import what the policies and
+    properties import lazily (cvxpy, scipy, sympy...), by checking each
+    property once on a small instance of the stream.
+
+    The outcome of a search never depends on this; only the time does.
+    """
+    seen: set[tuple[str, str]] = set()
+    for cell in cells:
+        cell.grid_len  # noqa: B018 -- builds and caches the grid prefix
+        key = (type(cell.policy).__name__, type(cell.prop).__name__)
+        if key in seen:
+            continue
+        seen.add(key)
+        _, inst = cell.at(cell.grid_len)  # the first random instance
+        if cell.policy.supports(inst) is None and cell.prop.applies(inst) is None:
+            try:
+                cell.prop.check(cell.policy, inst, cell.mode)
+            except SolverError:  # counted and reported by the search itself
+                pass
 
 
 def _ignore_sigint() -> None:
