@@ -67,8 +67,11 @@ from .tolerances import CEEI_ARMIJO, CEEI_CERTIFICATE_RTOL, CEEI_NEWTON_TOL, CEE
 
 #: Newton iterations before giving up (the caller then falls back to cvxpy).
 MAX_ITERATIONS: int = 200
-#: Step halvings of one Armijo search before giving up.
-MAX_HALVINGS: int = 60
+#: Step halvings of one Armijo search before giving up. Steps along a price
+#: of zero curvature (every user of the resource capped) may have to shrink
+#: from the size of the largest demand ratio to that of the smallest, so the
+#: search stops earlier only when the trial point no longer moves.
+MAX_HALVINGS: int = 240
 #: Levenberg-Marquardt factor: the Newton system is ``H + mu I`` with
 #: ``mu = REGULARIZATION * residual * max(mean diag H, 1)``.
 REGULARIZATION: float = 1e-3
@@ -93,7 +96,8 @@ class NewtonResult:
     gap : float
         Duality gap ``G(pi) - sum_i v_i log x_i`` in normalised units.
     complementary_slackness : float
-        ``max_j pi_j |slack_j| / sum_j pi_j`` (0 when all prices are 0).
+        ``max_j pi_j |slack_j|`` in normalised units (weights summing to 1,
+        so comparable with the duality gap ``sum_j pi_j slack_j``).
     excess : float
         Largest relative capacity excess ``max_j (usage_j / R_j - 1)``.
     converged : bool
@@ -234,18 +238,22 @@ def solve_eisenberg_gale(
         d = -pi.copy()  # active prices go to 0
         if free.any():
             H = dual.hessian(q, unc)[np.ix_(free, free)]
-            mu = REGULARIZATION * res * max(float(np.trace(H)) / H.shape[0], 1.0)
-            d[free] = np.linalg.solve(H + mu * np.eye(H.shape[0]), -grad[free])
+            diag = np.diagonal(H)
+            floor = max(float(diag.max()), 1.0) * np.finfo(float).eps
+            mu = REGULARIZATION * min(res, 1.0) * np.maximum(diag, floor)  # Marquardt: scaled per price
+            d[free] = np.linalg.solve(H + np.diag(mu + (diag <= floor)), -grad[free])
         alpha = 1.0
         accepted = False
         for _ in range(MAX_HALVINGS):
             trial = np.maximum(pi + alpha * d, 0.0)
+            if np.array_equal(trial, pi):
+                break
             t_value, t_q, t_x, t_unc = dual.evaluate(trial)
             if np.isfinite(t_value):
                 decrease = float(grad @ (trial - pi))  # <= 0 along a descent arc
                 if abs(decrease) <= CEEI_VALUE_RTOL * (1.0 + abs(value)):
                     t_grad = dual.gradient(t_x)
-                    accepted = _residual(trial, t_grad) < res
+                    accepted = t_value <= value or _residual(trial, t_grad) < res
                 elif t_value <= value + CEEI_ARMIJO * decrease:
                     t_grad = dual.gradient(t_x)
                     accepted = True
@@ -261,8 +269,7 @@ def solve_eisenberg_gale(
     prices[used] = pi * W / R[used]
     primal = float(dual.v @ np.log(xl))
     slack = grad  # 1 - usage, per used resource
-    total = float(pi.sum())
-    cs = float(np.max(pi * np.abs(slack))) / total if total > 0 else 0.0
+    cs = float(np.max(pi * np.abs(slack)))
     usage_share = np.einsum("i,ij->j", x, D) / R
     return NewtonResult(
         x=x,

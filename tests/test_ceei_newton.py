@@ -21,12 +21,13 @@ CLOSED_FORM_RTOL = 1e-10
 
 def kkt_violation(inst: Instance, x: np.ndarray, prices: np.ndarray) -> float:
     """Largest violation of the Eisenberg-Gale KKT conditions, computed here
-    independently of the solver: ``p >= 0``; capacities; ``p_j`` times the
-    relative slack of ``j``; ``x_i = min(k_i, w_i / (p . d_i))``."""
+    independently of the solver: ``p >= 0``; capacities; ``p_j R_j`` times
+    the relative slack of ``j`` (per unit of total weight);
+    ``x_i = min(k_i, w_i / (p . d_i))``."""
     D, R, w, k = inst.demands, inst.capacity, inst.weights, inst.max_tasks
     live = k > 0
     slack = 1.0 - (x @ D) / R
-    scale = float(np.sum(prices * R)) or 1.0
+    scale = float(w[live].sum()) or 1.0  # the objective's scale: sum_j p_j R_j = sum_i w_i without caps
     q = D[live] @ prices
     with np.errstate(divide="ignore"):
         best = np.minimum(k[live], w[live] / q)
@@ -128,3 +129,26 @@ def test_fallback_to_cvxpy_when_not_certified(monkeypatch: pytest.MonkeyPatch) -
     assert a.stats["solver"].startswith("cvxpy-")
     assert "newton rejected" in a.stats["fallback"]
     assert a.tasks["A"] == pytest.approx(45 / 11, rel=CROSSCHECK_RTOL)
+
+
+def test_zero_curvature_price_on_wide_data() -> None:
+    # resource 0 is used only by a capped user: the dual is linear in its
+    # price up to a kink near 1e-12, reached only after ~75 step halvings
+    inst = Instance.from_arrays([1.0, 1.0], np.array([[2.432e10, 9.591e-9], [0.0, 130.3]]), weights=[0.009, 2.706],
+                                max_tasks=[0.766, np.inf])
+    a = get_policy("ceei").solve(inst)
+    assert a.stats["solver"] == "newton", a.stats
+    assert kkt_violation(inst, a.x, a.certificate.prices) <= CROSSCHECK_RTOL
+
+
+def test_data_spread_over_eighteen_orders_of_magnitude() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, m = int(rng.integers(1, 7)), int(rng.integers(1, 5))
+        D = 10 ** rng.uniform(-9, 9, (n, m)) * (rng.random((n, m)) > 0.3)
+        D[np.arange(n), rng.integers(0, m, n)] = 10 ** rng.uniform(-9, 9, n)
+        k = np.where(rng.random(n) < 0.4, 10 ** rng.uniform(-9, 9, n), np.inf)
+        inst = Instance.from_arrays(10 ** rng.uniform(-9, 9, m), D, weights=10 ** rng.uniform(-3, 3, n), max_tasks=k)
+        r = solve_eisenberg_gale(inst.capacity, inst.demands, inst.weights, inst.max_tasks)
+        assert r.failure() is None, (inst.describe(), r)
+        assert kkt_violation(inst, r.x, r.prices) <= CROSSCHECK_RTOL
