@@ -18,6 +18,7 @@ from .api import as_instance, solve
 _LAZY: dict[str, tuple[str, str]] = {
     "check": (".check", "check"),
     "progressive_filling": (".discrete", "progressive_filling"),
+    "load_policy_file": (".policy_file", "load_policy_file"),
     "PropertyTable": (".table", "PropertyTable"),
     "property_table": (".table", "property_table"),
     "search": (".search.engine", "search"),
@@ -63,6 +64,7 @@ __all__ = [
     "check",
     "available",
     "get_policy",
+    "load_policy_file",
     "progressive_filling",
     "property_table",
     "register",

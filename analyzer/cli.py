@@ -48,6 +48,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="fairalloc",
         description="Analyze multi-resource fair allocation policies (DRF, asset fairness, CEEI, ...).",
     )
+    parser.add_argument("--policy-file", action="append", default=[], metavar="FILE.py",
+                        help="load policies defined in a Python file (repeatable; also accepted after the command)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     names = [i.name for i in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name)
@@ -65,7 +67,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
-        words = list(sys.argv[1:] if argv is None else argv)
+        words = load_policy_files(list(sys.argv[1:] if argv is None else argv))
         parser = build_parser(words[0] if words and not words[0].startswith("-") else None)
         args = parser.parse_args(words)
         return int(args.run(args))
@@ -77,6 +79,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail("interrupted", EXIT_INTERRUPTED)
     except BrokenPipeError:
         return EXIT_OK
+
+
+def load_policy_files(argv: list[str]) -> list[str]:
+    """Load every ``--policy-file FILE`` (or ``--policy-file=FILE``) found
+    anywhere in ``argv`` and return ``argv`` without them, so that every
+    command taking ``--policy`` accepts the flag.
+
+    Raises
+    ------
+    UsageError
+        When the flag has no value.
+    PolicyError
+        When a file cannot be loaded (see :func:`analyzer.load_policy_file`).
+    """
+    from .policy_file import load_policy_file
+
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest += argv[i:]
+            break
+        if arg == "--policy-file" or arg.startswith("--policy-file="):
+            if "=" in arg:
+                value = arg.split("=", 1)[1]
+            elif i + 1 < len(argv):
+                i += 1
+                value = argv[i]
+            else:
+                raise UsageError("fairalloc: --policy-file: expected a file name")
+            if not value:
+                raise UsageError("fairalloc: --policy-file: expected a file name")
+            load_policy_file(value)
+        else:
+            rest.append(arg)
+        i += 1
+    return rest
 
 
 def fail(message: str, code: int) -> int:

@@ -41,9 +41,9 @@ import numpy as np
 
 from .allocation import OPTIMAL, Allocation
 from .errors import PolicyError, SolverError
-from .solvers import LP_SOLVERS, solve_problem
 from .instance import Instance
 from .policy import Policy
+from .solvers import LP_SOLVERS, solve_problem
 from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL, SATURATION_RTOL
 
 
@@ -79,34 +79,51 @@ class FillingPolicy(Policy):
 
     @abstractmethod
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-        """Share ``c_i > 0`` of one task of each user, shape (n,).
+        """Share ``c_i >= 0`` of one task of each user, shape (n,).
+
+        A zero share means the user is not constrained by the quantity being
+        equalised; such users share the leftover by DRF (see :meth:`solve`).
 
         Must use only operations that also work on ``dtype=object`` arrays of
         Fractions (so that the exact solver can call it too).
         """
 
+    def shares_for(self, instance: Instance, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        """:meth:`share_per_task` for ``instance`` (float or Fraction arrays).
+
+        Override when the share depends on the instance beyond the arrays,
+        e.g. on a resource chosen by name.
+        """
+        return self.share_per_task(demands, capacity)
+
     # ------------------------------------------------------------ helpers
     def _coefficients(self, instance: Instance) -> np.ndarray:
-        c = np.asarray(self.share_per_task(instance.demands, instance.capacity), dtype=float)
+        c = np.asarray(self.shares_for(instance, instance.demands, instance.capacity), dtype=float)
         if c.shape != (instance.n,):
             raise PolicyError(f"policy {self.name!r}: share_per_task returned shape {c.shape}, expected ({instance.n},)")
-        if not np.all(np.isfinite(c) & (c > 0)):
-            i = int(np.argmax(~(np.isfinite(c) & (c > 0))))
-            raise PolicyError(f"policy {self.name!r}: share of one task of user {instance.users[i]!r} is {c[i]!r}, must be > 0")
+        if not np.all(np.isfinite(c) & (c >= 0)):
+            i = int(np.argmax(~(np.isfinite(c) & (c >= 0))))
+            raise PolicyError(f"policy {self.name!r}: share of one task of user {instance.users[i]!r} is {c[i]!r}, must be >= 0")
         return c
 
     def _coefficients_exact(self, instance: Instance) -> list[Fraction]:
         D = np.array([[Fraction(v) for v in row] for row in instance.demands_exact], dtype=object)
         R = np.array(list(instance.capacity_exact), dtype=object)
-        c = self.share_per_task(D, R)
+        c = self.shares_for(instance, D, R)
         out = [Fraction(v) for v in np.asarray(c, dtype=object).reshape(-1)]
-        if len(out) != instance.n or any(v <= 0 for v in out):
-            raise PolicyError(f"policy {self.name!r}: exact shares per task must be {instance.n} positive numbers")
+        if len(out) != instance.n or any(v < 0 for v in out):
+            raise PolicyError(f"policy {self.name!r}: exact shares per task must be {instance.n} numbers >= 0")
         return out
 
     # ------------------------------------------------------------ numeric
     def solve(self, instance: Instance) -> Allocation:
         """Vectorised progressive filling (floats).
+
+        Users whose share of one task is 0 (e.g. a user with no CPU demand
+        under CPU-only fair sharing) are not constrained by the share being
+        equalised: leximin puts the users with a positive share first, and
+        the zero-share users then share what is left by DRF (max-min on
+        their weighted dominant shares), a second filling phase.
 
         Examples
         --------
@@ -119,7 +136,15 @@ class FillingPolicy(Policy):
         """
         t0 = time.perf_counter()
         c = self._coefficients(instance)
-        x, stages = fill_numeric(instance.demands, instance.capacity, instance.weights / c, instance.max_tasks)
+        D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
+        zero = c == 0
+        rates = w / np.where(zero, 1.0, c)
+        x, stages = fill_numeric(D, R, rates, np.where(zero, 0.0, k))
+        if zero.any():
+            dom = (D / R).max(axis=1)
+            left = np.maximum(R - x @ D, 0.0)  # residual capacity (roundoff below 0 is 0)
+            x2, stages2 = fill_numeric(D, left, w / dom, np.where(zero, k, 0.0))
+            x, stages = x + x2, stages + stages2
         return Allocation(
             instance=instance,
             x=x,
@@ -130,11 +155,19 @@ class FillingPolicy(Policy):
 
     # -------------------------------------------------------------- exact
     def solve_exact(self, instance: Instance) -> Allocation:
-        """Progressive filling in exact rational arithmetic."""
+        """Progressive filling in exact rational arithmetic (two phases when
+        some share of one task is 0, as in :meth:`solve`)."""
         t0 = time.perf_counter()
         c = self._coefficients_exact(instance)
-        rates = [w / ci for w, ci in zip(instance.weights_exact, c, strict=True)]
-        x, stages = fill_exact(instance.demands_exact, instance.capacity_exact, rates, instance.max_tasks_exact)
+        D, R, W, K = instance.demands_exact, instance.capacity_exact, instance.weights_exact, instance.max_tasks_exact
+        rates = [wi / ci if ci else Fraction(1) for wi, ci in zip(W, c, strict=True)]
+        x, stages = fill_exact(D, R, rates, [Fraction(0) if ci == 0 else ki for ci, ki in zip(c, K, strict=True)])
+        if any(ci == 0 for ci in c):
+            left = [R[j] - sum((x[i] * D[i][j] for i in range(instance.n)), Fraction(0)) for j in range(instance.m)]
+            dom = [max(D[i][j] / R[j] for j in range(instance.m)) for i in range(instance.n)]
+            x2, stages2 = fill_exact(D, left, [wi / di for wi, di in zip(W, dom, strict=True)],
+                                     [ki if ci == 0 else Fraction(0) for ci, ki in zip(c, K, strict=True)])
+            x, stages = [a + b for a, b in zip(x, x2, strict=True)], stages + stages2
         return Allocation(
             instance=instance,
             x=np.array([float(v) for v in x]),
@@ -151,8 +184,10 @@ class FillingPolicy(Policy):
 
         Stage ``s`` maximises the common weighted share ``t`` of the active
         users, with frozen users fixed at their earlier values, under the
-        capacities and caps. Users whose level constraint has a positive dual
-        cannot rise further and freeze; the others go on to stage ``s + 1``.
+        capacities and caps, in variables scaled per stage. Users whose
+        level constraint has a positive dual cannot rise further and freeze;
+        the others go on to stage ``s + 1``. Zero-share users follow in a
+        second sequence on their dominant shares, as in :meth:`solve`.
         """
         return self._run_program(instance)[1]
 
@@ -178,66 +213,74 @@ class FillingPolicy(Policy):
     def _run_program(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
         import cvxpy as cp
 
-        n = instance.n
         c = self._coefficients(instance)
-        scale = c / instance.weights  # weighted share of one task
+        D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
+        n = instance.n
+        # Users whose share function is zero (e.g. no CPU under CPU-only
+        # sharing) take part in a second phase, sharing the leftover by DRF,
+        # as in the numeric and exact solvers.
+        zero = c == 0
+        scale = np.where(zero, (D / R).max(axis=1), c) / w  # weighted share of one task
         # Variables are weighted shares y_i = scale_i * x_i divided by u, an
         # estimate of the stage's level, not task counts: with data from 1e-9
         # to 1e9 task counts span ~36 orders of magnitude and levels ~20,
         # while the stage variables stay near 1 and the rows read "share of
         # R_j used <= 1/u". The scaling changes conditioning, not the LP.
-        A = (instance.demands / instance.capacity) / scale[:, None]  # (n, m)
-        k = instance.max_tasks
+        A = (D / R) / scale[:, None]  # (n, m)
         frozen = np.zeros(n, dtype=bool)
         levels = np.zeros(n)  # the level each frozen user stopped at
         problems: list[Any] = []
         fin = np.flatnonzero(np.isfinite(k))
         used = np.flatnonzero((A > 0).any(axis=0))
-        while not frozen.all():
-            act = np.flatnonzero(~frozen)
-            u = _stage_scale(A[:, used], levels, frozen, k * scale)
-            y = cp.Variable(n, nonneg=True)
-            t = cp.Variable()
-            level = [y[act] >= t]
-            cons = [A[:, used].T @ y <= 1 / u, *level]
-            if fin.size:
-                cons.append(y[fin] <= k[fin] * scale[fin] / u)
-            if frozen.any():
-                # frozen users keep (up to the LP tolerance) the level they stopped at
-                fz = np.flatnonzero(frozen)
-                cons.append(y[fz] >= levels[fz] / u * (1 - LP_LEVEL_RTOL))
-            prob = cp.Problem(cp.Maximize(t), cons)
-            solve_problem(prob, f"{self.label} (stage {len(problems) + 1})", LP_SOLVERS)
-            problems.append(prob)
-            duals = np.asarray(level[0].dual_value, dtype=float).reshape(-1)
-            # A user is blocked when its level constraint has a positive dual.
-            # By stationarity that dual is sum_j A_ij * p_j (plus its cap's
-            # dual), p_j the price of resource j; a user whose use A_ij of a
-            # priced resource is tiny has a dual below any threshold, so it
-            # is also blocked when it uses a resource whose price, times its
-            # right-hand side (its part of the objective), is positive.
-            price = np.asarray(cons[0].dual_value, dtype=float).reshape(-1) / u
-            full = price > DUAL_TOL
-            blocked = (duals > DUAL_TOL) | (A[act][:, used][:, full] > 0).any(axis=1)
-            if not blocked.any():
-                blocked[int(np.argmax(duals))] = True
-            newly = act[blocked]
-            levels[newly] = float(t.value) * u
-            frozen[newly] = True
+        for phase in (~zero, zero):
+            waiting = np.flatnonzero(~phase & ~frozen)  # later phases hold nothing yet
+            while (phase & ~frozen).any():
+                act = np.flatnonzero(phase & ~frozen)
+                u = _stage_scale(A[:, used], levels, frozen, k * scale, act)
+                y = cp.Variable(n, nonneg=True)
+                t = cp.Variable()
+                level = [y[act] >= t]
+                cons = [A[:, used].T @ y <= 1 / u, *level]
+                if fin.size:
+                    cons.append(y[fin] <= k[fin] * scale[fin] / u)
+                if frozen.any():
+                    # frozen users keep (up to the LP tolerance) the level they stopped at
+                    fz = np.flatnonzero(frozen)
+                    cons.append(y[fz] >= levels[fz] / u * (1 - LP_LEVEL_RTOL))
+                if waiting.size:
+                    cons.append(y[waiting] == 0)
+                prob = cp.Problem(cp.Maximize(t), cons)
+                solve_problem(prob, f"{self.label} (stage {len(problems) + 1})", LP_SOLVERS)
+                problems.append(prob)
+                duals = np.asarray(level[0].dual_value, dtype=float).reshape(-1)
+                # A user is blocked when its level constraint has a positive dual.
+                # By stationarity that dual is sum_j A_ij * p_j (plus its cap's
+                # dual), p_j the price of resource j; a user whose use A_ij of a
+                # priced resource is tiny has a dual below any threshold, so it
+                # is also blocked when it uses a resource whose price, times its
+                # right-hand side (its part of the objective), is positive.
+                price = np.asarray(cons[0].dual_value, dtype=float).reshape(-1) / u
+                full = price > DUAL_TOL
+                blocked = (duals > DUAL_TOL) | (A[act][:, used][:, full] > 0).any(axis=1)
+                if not blocked.any():
+                    blocked[int(np.argmax(duals))] = True
+                newly = act[blocked]
+                levels[newly] = float(t.value) * u
+                frozen[newly] = True
         return levels / scale, problems
 
 
-def _stage_scale(A: np.ndarray, levels: np.ndarray, frozen: np.ndarray, cap_levels: np.ndarray) -> float:
+def _stage_scale(A: np.ndarray, levels: np.ndarray, frozen: np.ndarray, cap_levels: np.ndarray,
+                 active: np.ndarray) -> float:
     """A positive estimate of the next stage's level, used only to scale the
     stage LP: the smallest of the active users' cap levels and the levels at
     which a resource would fill if nobody were capped (1 when none is
     positive and finite)."""
-    act = ~frozen
     residual = 1.0 - levels[frozen] @ A[frozen]
-    slope = A[act].sum(axis=0)
+    slope = A[active].sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         sat = np.where(slope > 0, residual / slope, np.inf)
-    u = float(min(np.min(sat, initial=np.inf), np.min(cap_levels[act], initial=np.inf)))
+    u = float(min(np.min(sat, initial=np.inf), np.min(cap_levels[active], initial=np.inf)))
     return u if np.isfinite(u) and u > 0 else 1.0
 
 

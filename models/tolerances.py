@@ -84,3 +84,11 @@ CEEI_NEWTON_TOL: float = 1e-13
 #: (normalised units, weights summing to 1) under which the Newton solution
 #: is accepted as optimal; above it the policy falls back to cvxpy.
 CEEI_CERTIFICATE_RTOL: float = 1e-9
+
+#: Relative slack when rounding a task's slot count up (slot-based sharing):
+#: a need of ``2 * (1 + 1e-12)`` slots from float roundoff counts as 2.
+SLOT_ROUND_RTOL: float = 1e-9
+
+#: A convex-program answer whose objective is worse than that of a known
+#: feasible point by more than this (relative) is rejected as inaccurate.
+OBJECTIVE_RTOL: float = 1e-7

@@ -1,0 +1,56 @@
+"""DRFH (Wang, Liang, Li, INFOCOM 2014) against hand-computed examples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer import Instance, PolicyError, get_policy, solve
+
+TWO_SERVERS = {"resources": {"cpu": 14, "mem": 14},
+               "users": {"A": {"demand": {"cpu": 0.2, "mem": 1}}, "B": {"demand": {"cpu": 1, "mem": 0.2}}},
+               "machines": [{"cpu": 2, "mem": 12}, {"cpu": 12, "mem": 2}]}
+
+
+def test_two_complementary_servers_by_hand() -> None:
+    # one task of each user is 1/14 of the pool's dominant resource, so DRFH equalises tasks.
+    # A alone on server 1 runs 10 tasks (cpu 2 full), B alone on server 2 runs 10 (mem 2 full);
+    # by symmetry a = b', b = a' and 0.2 a + b <= 2 makes a + b largest at a = 10, b = 0.
+    alloc = solve(TWO_SERVERS, "drfh")
+    assert np.allclose(alloc.x, [10, 10], rtol=1e-7)
+    assert np.allclose(alloc.certificate["placement"], [[10, 0], [0, 10]], atol=1e-6)
+    assert alloc.is_feasible()
+
+
+def test_weighted_by_hand() -> None:
+    # A weight 2: xA = 2 xB. A fills server 1's cpu with 10 tasks, then A and B share server 2's
+    # 2 GB: a' + 0.2 b' = 2 with 10 + a' = 2 b' gives b' = 60/11, xA = 120/11.
+    d = {**TWO_SERVERS, "users": {**TWO_SERVERS["users"], "A": {"demand": {"cpu": 0.2, "mem": 1}, "weight": 2}}}
+    assert np.allclose(solve(d, "drfh").x, [120 / 11, 60 / 11], rtol=1e-7)
+
+
+def test_task_that_fits_nowhere_gets_nothing_and_caps_hold() -> None:
+    d = {**TWO_SERVERS, "users": {**TWO_SERVERS["users"], "C": {"demand": {"cpu": 13}},
+                                  "A": {"demand": {"cpu": 0.2, "mem": 1}, "max_tasks": 4}}}
+    x = solve(d, "drfh").x
+    assert x[2] == pytest.approx(0, abs=1e-9) and x[0] == pytest.approx(4, rel=1e-7)
+    # B then also takes what A leaves on server 1 (cpu 2 - 0.8): 10 + 1.2 tasks
+    assert x[1] == pytest.approx(11.2, rel=1e-7)
+
+
+def test_needs_machines() -> None:
+    inst = Instance.from_dict({k: v for k, v in TWO_SERVERS.items() if k != "machines"})
+    assert "needs machines" in get_policy("drfh").supports(inst)
+    with pytest.raises(PolicyError, match="needs machines"):
+        solve(inst, "drfh")
+
+
+def test_example_file_through_the_cli(capsys) -> None:
+    from analyzer.cli import main
+
+    assert main(["solve", "examples/two_servers.toml", "--policy", "drfh", "--format", "json"]) == 0
+    import json
+
+    users = json.loads(capsys.readouterr().out)["allocations"][0]["users"]
+    assert users["A"]["tasks"] == pytest.approx(10, rel=1e-7)
+    assert users["B"]["tasks"] == pytest.approx(10, rel=1e-7)
