@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from models import Instance, Policy, SolverError, get_policy
+from models import Instance, InstanceError, Policy, SolverError, get_policy
 
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
@@ -65,6 +65,9 @@ MARGIN_EVERY: int = 4
 #: scipy.optimize method of the optimisation phase (derivative-free; line
 #: searches along each parameter suit the piecewise-linear margins).
 OPT_METHOD: str = "Powell"
+#: The optimisation moves each capacity and demand by at most this factor
+#: (in log space: ``log(1000)``) from its near-miss value.
+OPT_LOG_SPAN: float = math.log(1000.0)
 #: Evaluations planned per optimisation start (fewer starts on small budgets).
 EVALS_PER_START: int = 60
 #: Denominators tried when an optimised float instance is made exact.
@@ -469,7 +472,10 @@ def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float
             if st.checked >= min(stop_at, budget):
                 raise _Stop
             cap, dem = unpack(theta)
-            inst = Instance.from_arrays(cap, dem, weights=base.weights, max_tasks=base.max_tasks)
+            try:
+                inst = Instance.from_arrays(cap, dem, weights=base.weights, max_tasks=base.max_tasks)
+            except InstanceError:  # outside the model (e.g. an entry underflowed to 0): not a candidate
+                return float(np.inf)
             if cell.policy.supports(inst) is not None or cell.prop.applies(inst) is not None:
                 return float(np.inf)
             st.checked += 1
@@ -485,7 +491,8 @@ def _optimise(cell: Cell, st: _State, margin: Callable[[Policy, Instance], float
             return mg
 
         try:
-            minimize(objective, x0, method=OPT_METHOD, options={"maxfev": per_start})
+            bounds = [(v - OPT_LOG_SPAN, v + OPT_LOG_SPAN) for v in x0]
+            minimize(objective, x0, method=OPT_METHOD, bounds=bounds, options={"maxfev": per_start})
         except _Stop:
             pass
         except _Found as f:
