@@ -112,7 +112,6 @@ class Policy(ABC):
 P = TypeVar("P", bound=type[Policy])
 
 _REGISTRY: dict[str, type[Policy]] = {}
-_BUILTINS_LOADED = False
 
 
 def register(cls: P) -> P:
@@ -137,22 +136,36 @@ def register(cls: P) -> P:
     return cls
 
 
-def _load_builtins() -> None:
-    global _BUILTINS_LOADED
-    if _BUILTINS_LOADED:
+def _load_package(package: str) -> None:
+    """Import every public module of ``package`` once (each registers its
+    policy)."""
+    if package in _LOADED_PACKAGES:
         return
-    _BUILTINS_LOADED = True
-    from . import policies, variants
+    _LOADED_PACKAGES.add(package)
+    pkg = importlib.import_module(package)
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{pkg.__name__}.{info.name}")
 
-    for pkg in (policies, variants):
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{pkg.__name__}.{info.name}")
+
+#: The built-in policies, one per module.
+_POLICIES_PACKAGE = f"{__package__}.policies"
+#: Production allocators' discrete-only variants (they import the discrete
+#: engine, so they are loaded only when listed or asked for by name: a
+#: plain ``fairalloc solve --policy drf`` does not import them).
+_VARIANTS_PACKAGE = f"{__package__}.variants"
+_LOADED_PACKAGES: set[str] = set()
+
+
+def _load_builtins() -> None:
+    _load_package(_POLICIES_PACKAGE)
 
 
 def available() -> dict[str, type[Policy]]:
-    """All registered policies, by name (built-ins are loaded on first use)."""
+    """All registered policies, by name (built-ins and the production
+    variants are loaded on first use)."""
     _load_builtins()
+    _load_package(_VARIANTS_PACKAGE)
     return dict(sorted(_REGISTRY.items()))
 
 
@@ -199,7 +212,9 @@ def get_policy(spec: str | Policy, **params: Any) -> Policy:
     if not isinstance(spec, str):
         raise PolicyError(f"policy must be a name or a Policy, got {type(spec).__name__}")
     name, parsed = parse_policy_spec(spec)
-    reg = available()
-    if name not in reg:
-        raise PolicyError(f"unknown policy {name!r} (known: {', '.join(reg)})")
-    return reg[name](**{**parsed, **params})
+    _load_builtins()
+    if name not in _REGISTRY:
+        reg = available()
+        if name not in reg:
+            raise PolicyError(f"unknown policy {name!r} (known: {', '.join(reg)})")
+    return _REGISTRY[name](**{**parsed, **params})

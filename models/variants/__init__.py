@@ -9,7 +9,9 @@ as a :class:`~models.discrete.DiscretePolicy` run by the discrete engine.
 The variants are defined for whole tasks only; their continuous ``solve``
 raises :class:`~models.errors.PolicyError`.
 
-Modules (one variant each; imported by :func:`models.policy.available`):
+Modules (one variant each; imported by :func:`models.policy.available`, or
+by :func:`models.policy.get_policy` for a name that is not a built-in, so a
+plain ``fairalloc solve --policy drf`` does not load the discrete engine):
 ``mesos``, ``yarn``, ``volcano``, ``kueue``. Shared helpers live in
 ``_common``.
 """
