@@ -24,12 +24,17 @@ Examples
 
 from __future__ import annotations
 
+import time
+from abc import abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
+from .allocation import Allocation
 from .instance import Instance
+from .policy import Policy
 
 #: Node id of the root.
 ROOT: int = 0
@@ -109,4 +114,64 @@ def group_reason(instance: Instance) -> str | None:
     return None
 
 
-__all__ = ["ROOT", "Tree", "group_reason"]
+@dataclass(frozen=True, eq=False)
+class TreeData:
+    """An instance's tree and numbers in one arithmetic (floats or Fractions).
+
+    ``caps[i]`` is ``None`` for an unbounded user; ``weight`` is per node.
+    """
+
+    tree: Tree
+    demands: np.ndarray
+    capacity: np.ndarray
+    caps: list[Any]
+    weight: list[Any]
+    zero: Any
+
+    @classmethod
+    def of(cls, instance: Instance, exact: bool) -> TreeData:
+        """Fraction object arrays when ``exact``, float arrays otherwise."""
+        tree = Tree.of(instance)
+        if exact:
+            return cls(tree=tree, demands=np.array([list(r) for r in instance.demands_exact], dtype=object),
+                       capacity=np.array(list(instance.capacity_exact), dtype=object),
+                       caps=list(instance.max_tasks_exact), weight=list(tree.weight), zero=Fraction(0))
+        return cls(tree=tree, demands=np.asarray(instance.demands, dtype=float),
+                   capacity=np.asarray(instance.capacity, dtype=float),
+                   caps=[None if not np.isfinite(v) else float(v) for v in instance.max_tasks],
+                   weight=[float(v) for v in tree.weight], zero=0.0)
+
+
+class TreePolicy(Policy):
+    """A policy on the group tree: one :meth:`fill` for floats and Fractions.
+
+    :meth:`supports` asks for a group tree (users with ``group``).
+    """
+
+    #: Solver name reported in ``Allocation.stats``.
+    solver: str = "tree-filling"
+
+    @abstractmethod
+    def fill(self, data: TreeData) -> tuple[list[Any], Any]:
+        """Tasks per user (in ``data``'s arithmetic) and a certificate."""
+
+    def supports(self, instance: Instance) -> str | None:
+        return super().supports(instance) or group_reason(instance)
+
+    def _solve(self, instance: Instance, exact: bool) -> Allocation:
+        t0 = time.perf_counter()
+        x, cert = self.fill(TreeData.of(instance, exact))
+        stats = {"solver": ("fraction-" if exact else "numpy-") + self.solver,
+                 "seconds": time.perf_counter() - t0}
+        return Allocation(instance=instance, x=np.array([float(v) for v in x]), policy=self.label, exact=exact,
+                          x_exact=tuple(Fraction(v) for v in x) if exact else None, stats=stats,
+                          certificate=cert)
+
+    def solve(self, instance: Instance) -> Allocation:
+        return self._solve(instance, exact=False)
+
+    def solve_exact(self, instance: Instance) -> Allocation:
+        return self._solve(instance, exact=True)
+
+
+__all__ = ["ROOT", "Tree", "TreeData", "TreePolicy", "group_reason"]

@@ -35,18 +35,16 @@ are blocked keeps using what they cannot.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ..allocation import Allocation
 from ..errors import PolicyError
-from ..hierarchy import ROOT, Tree, group_reason
+from ..hierarchy import ROOT, Tree, TreeData, TreePolicy
 from ..instance import Instance
-from ..policy import Policy, register
+from ..policy import register
 from ..tolerances import SATURATION_RTOL
 
 
@@ -216,40 +214,20 @@ def hdrf_fill(instance: Instance, exact: bool) -> tuple[list[Any], list[Event]]:
     >>> [str(v) for v in x], [e.kind for e in events]
     (['1/2', '1', '1/2'], ['saturation', 'saturation'])
     """
-    tree = Tree.of(instance)
-    if exact:
-        D = np.array([list(r) for r in instance.demands_exact], dtype=object)
-        R = np.array(list(instance.capacity_exact), dtype=object)
-        kern = _Kernel(tree, D, R, list(instance.max_tasks_exact), list(tree.weight), 0, Fraction(0))
-    else:
-        k = [None if not np.isfinite(v) else float(v) for v in instance.max_tasks]
-        kern = _Kernel(tree, np.asarray(instance.demands, dtype=float), np.asarray(instance.capacity, dtype=float),
-                       k, [float(v) for v in tree.weight], SATURATION_RTOL, 0.0)
-    return kern.run()
+    return HDRF().fill(TreeData.of(instance, exact))
 
 
 @register
-class HDRF(Policy):
-    """Hierarchical DRF on the group tree (exact and numeric)."""
+class HDRF(TreePolicy):
+    """Hierarchical DRF on the group tree (exact and numeric); the filling
+    events are attached as ``allocation.certificate``."""
 
     name = "hdrf"
     description = "hierarchical DRF (H-DRF): progressive filling on a weighted group tree with rescaled group shares"
     source = "Bhattacharya, Culler, Friedman, Ghodsi, Shenker, Stoica, SoCC 2013, Section 4"
+    solver = "event-filling"
 
-    def supports(self, instance: Instance) -> str | None:
-        return super().supports(instance) or group_reason(instance)
-
-    def solve(self, instance: Instance) -> Allocation:
-        t0 = time.perf_counter()
-        x, events = hdrf_fill(instance, exact=False)
-        return Allocation(instance=instance, x=np.array(x, dtype=float), policy=self.label,
-                          stats={"solver": "event-filling", "events": len(events),
-                                 "seconds": time.perf_counter() - t0}, certificate=events)
-
-    def solve_exact(self, instance: Instance) -> Allocation:
-        t0 = time.perf_counter()
-        x, events = hdrf_fill(instance, exact=True)
-        return Allocation(instance=instance, x=np.array([float(v) for v in x]), policy=self.label, exact=True,
-                          x_exact=tuple(Fraction(v) for v in x),
-                          stats={"solver": "fraction-event-filling", "events": len(events),
-                                 "seconds": time.perf_counter() - t0}, certificate=events)
+    def fill(self, data: TreeData) -> tuple[list[Any], list[Event]]:
+        """The event-driven filling in ``data``'s arithmetic (exact ties for Fractions)."""
+        return _Kernel(data.tree, data.demands, data.capacity, data.caps, data.weight,
+                       0 if isinstance(data.zero, Fraction) else SATURATION_RTOL, data.zero).run()

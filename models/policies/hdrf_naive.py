@@ -22,20 +22,18 @@ policy is not Pareto efficient (see :mod:`models.policies.hdrf`).
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ..allocation import Allocation
 from ..filling import fill_exact, fill_numeric
-from ..hierarchy import ROOT, Tree, group_reason
+from ..hierarchy import ROOT, Tree, TreeData, TreePolicy
 from ..instance import Instance
-from ..policy import Policy, register
+from ..policy import register
 
 
-def _unit_and_cap(tree: Tree, D: np.ndarray, k: list[Any], node: int, exact: bool) -> tuple[np.ndarray, Any]:
+def _unit_and_cap(tree: Tree, D: np.ndarray, k: list[Any], node: int) -> tuple[np.ndarray, Any]:
     """Per-unit demand vector of ``node`` and its cap (``None``: unbounded)."""
     users = tree.leaves_under[node]
     unit = D[users].sum(axis=0)
@@ -65,28 +63,22 @@ def recursive_drf(instance: Instance, exact: bool) -> list[Any]:
     >>> [str(v) for v in recursive_drf(inst, exact=True)]
     ['1/2', '1/2', '1/2']
     """
-    tree = Tree.of(instance)
-    if exact:
-        D = np.array([list(r) for r in instance.demands_exact], dtype=object)
-        cap0 = np.array(list(instance.capacity_exact), dtype=object)
-        k: list[Any] = list(instance.max_tasks_exact)
-        w: list[Any] = list(tree.weight)
-        zero: Any = Fraction(0)
-    else:
-        D = np.asarray(instance.demands, dtype=float)
-        cap0 = np.asarray(instance.capacity, dtype=float)
-        k = [None if not np.isfinite(v) else float(v) for v in instance.max_tasks]
-        w = [float(v) for v in tree.weight]
-        zero = 0.0
-    x: list[Any] = [zero] * instance.n
-    todo = [(ROOT, cap0)]
+    return _recursive(TreeData.of(instance, exact))
+
+
+def _recursive(data: TreeData) -> list[Any]:
+    """:func:`recursive_drf` on prepared data (its arithmetic decides exactness)."""
+    tree, D, k, w, zero = data.tree, data.demands, data.caps, data.weight, data.zero
+    exact = isinstance(zero, Fraction)
+    x: list[Any] = [zero] * D.shape[0]
+    todo = [(ROOT, data.capacity)]
     while todo:
         node, cap = todo.pop()
         kids = tree.children[node]
         cols = np.flatnonzero(np.array([c > 0 for c in cap], dtype=bool))
         if cols.size == 0:
             continue  # the group received nothing
-        units, caps = zip(*(_unit_and_cap(tree, D, k, c, exact) for c in kids), strict=True)
+        units, caps = zip(*(_unit_and_cap(tree, D, k, c) for c in kids), strict=True)
         U = np.array([u[cols] for u in units], dtype=D.dtype)
         C = cap[cols]
         sigma = [max(U[r, j] / C[j] for j in range(cols.size)) for r in range(len(kids))]
@@ -105,25 +97,13 @@ def recursive_drf(instance: Instance, exact: bool) -> list[Any]:
 
 
 @register
-class NaiveHierarchicalDRF(Policy):
+class NaiveHierarchicalDRF(TreePolicy):
     """Naive recursive DRF on the group tree (exact and numeric)."""
 
     name = "hdrf-naive"
     description = "naive hierarchical DRF: DRF among each node's children on subtree aggregate demands, recursively"
     source = "Bhattacharya et al., SoCC 2013, Sections 3-4 (the approach H-DRF fixes); DRF: Ghodsi et al., NSDI 2011"
+    solver = "recursive-filling"
 
-    def supports(self, instance: Instance) -> str | None:
-        return super().supports(instance) or group_reason(instance)
-
-    def solve(self, instance: Instance) -> Allocation:
-        t0 = time.perf_counter()
-        x = np.array(recursive_drf(instance, exact=False), dtype=float)
-        return Allocation(instance=instance, x=x, policy=self.label,
-                          stats={"solver": "numpy-recursive-filling", "seconds": time.perf_counter() - t0})
-
-    def solve_exact(self, instance: Instance) -> Allocation:
-        t0 = time.perf_counter()
-        x = recursive_drf(instance, exact=True)
-        return Allocation(instance=instance, x=np.array([float(v) for v in x]), policy=self.label, exact=True,
-                          x_exact=tuple(Fraction(v) for v in x),
-                          stats={"solver": "fraction-recursive-filling", "seconds": time.perf_counter() - t0})
+    def fill(self, data: TreeData) -> tuple[list[Any], None]:
+        return _recursive(data), None
