@@ -135,6 +135,22 @@ def test_one_group_is_plain_drf() -> None:
         assert exact("hdrf", i) == exact("drf", base)
 
 
+def test_singleton_groups_are_weighted_drf() -> None:
+    """A user alone in a group of weight w_i is a DRF user of weight w_i
+    (the group's share is its one user's dominant share)."""
+    rng = np.random.default_rng(4)
+    from tests.strategies import random_instance
+
+    for _ in range(20):
+        base = random_instance(rng)
+        spec = base.to_dict()
+        spec["groups"] = {}
+        for u, entry in spec["users"].items():
+            entry["group"] = f"g{u}"
+            spec["groups"][f"g{u}"] = {"weight": entry.pop("weight", 1)}
+        assert exact("hdrf", Instance.from_dict(spec)) == exact("drf", base)
+
+
 def test_needs_groups() -> None:
     i = Instance.from_dict({"resources": {"cpu": 1}, "users": {"A": {"demand": {"cpu": 1}}}})
     for name in ("hdrf", "hdrf-naive"):

@@ -57,34 +57,55 @@ class Event:
 
 
 class _Kernel:
-    """Event-driven H-DRF filling over one number type.
+    """Event-driven H-DRF filling in one arithmetic (floats or Fractions).
 
-    ``tol`` is 0 for Fractions (exact ties) and a relative tolerance for
-    floats.
+    Task counts and rates are numpy arrays (``dtype=object`` for
+    Fractions); node aggregates are summed bottom-up over the tree, so a
+    step costs ``O(nodes * m)`` array work. ``tol`` is 0 for Fractions
+    (exact ties) and a relative tolerance for floats.
     """
 
-    def __init__(self, tree: Tree, D: np.ndarray, R: np.ndarray, k: list[Any], w: list[Any], tol: float,
-                 zero: Any) -> None:
-        self.tree, self.D, self.R, self.k, self.w, self.tol, self.zero = tree, D, R, k, w, tol, zero
-        n, m = D.shape
-        self.n, self.m = n, m
-        self.sigma = [max(D[i, j] / R[j] for j in range(m)) for i in range(n)]
-        self.uses = np.array([[D[i, j] > 0 for j in range(m)] for i in range(n)], dtype=bool).reshape(n, m)
+    def __init__(self, data: TreeData, tol: float) -> None:
+        self.tree, self.D, self.R, self.w, self.tol, self.zero = (data.tree, data.demands, data.capacity,
+                                                                  data.weight, tol, data.zero)
+        self.k = data.caps
+        self.n, self.m = self.D.shape
+        self.sigma = (self.D / self.R).max(axis=1)
+        self.uses = np.array(self.D > 0, dtype=bool).reshape(self.n, self.m)
+        self.capped_users = [i for i in range(self.n) if self.k[i] is not None]
 
     # --------------------------------------------------------- comparisons
     def le(self, a: Any, b: Any) -> bool:
         """``a <= b`` up to the tolerance."""
-        return a <= b + self.tol * max(abs(a), abs(b))
+        return bool(a <= b + self.tol * max(abs(a), abs(b)))
+
+    def _vector(self) -> np.ndarray:
+        return np.full(self.m, self.zero, dtype=self.D.dtype)
+
+    def _per_node(self, x: np.ndarray) -> list[np.ndarray]:
+        """Every node's aggregate ``sum_i x_i d_i`` over the users below it."""
+        t = self.tree
+        out: list[np.ndarray] = [self._vector()] * len(t.label)
+        for node in t.postorder:
+            if t.is_leaf(node):
+                out[node] = x[t.user[node]] * self.D[t.user[node]]
+            else:
+                acc = self._vector()
+                for c in t.children[node]:
+                    acc = acc + out[c]
+                out[node] = acc
+        return out
 
     # ---------------------------------------------------------------- state
-    def _state(self, x: list[Any], sat: np.ndarray) -> tuple[list[Any], list[bool], list[list[int]]]:
+    def _state(self, x: np.ndarray, agg: list[np.ndarray], sat: np.ndarray
+               ) -> tuple[list[Any], list[bool], list[list[int]]]:
         """Share, blocked flag and arg-max resources of every node."""
-        t, D, R = self.tree, self.D, self.R
+        t = self.tree
         N = len(t.label)
         h: list[Any] = [self.zero] * N
         blocked = [False] * N
         argmax: list[list[int]] = [[] for _ in range(N)]
-        free = [j for j in range(self.m) if not sat[j]]
+        free = np.flatnonzero(~sat)
         for node in t.postorder:
             if t.is_leaf(node):
                 i = t.user[node]
@@ -93,98 +114,90 @@ class _Kernel:
                 blocked[node] = bool(capped or self.uses[i, sat].any())
                 continue
             blocked[node] = all(blocked[c] for c in t.children[node])
-            if not free:
+            if free.size == 0:
                 continue
-            users = t.leaves_under[node]
-            agg = sum((x[int(i)] * D[int(i)] for i in users), np.full(self.m, self.zero, dtype=D.dtype))
-            vals = {j: agg[j] / R[j] for j in free}
-            top = max(vals.values())
+            vals = agg[node][free] / self.R[free]
+            top = vals.max()
             h[node] = top
-            argmax[node] = [j for j, v in vals.items() if self.le(top, v)]
+            argmax[node] = [int(j) for j, v in zip(free, vals, strict=True) if self.le(top, v)]
         return h, blocked, argmax
 
-    def _rate(self, node: int, V: list[Any], argmax: list[list[int]]) -> Any:
-        """How fast ``node``'s share rises along leaf rates ``V``."""
+    def _rate(self, node: int, V: np.ndarray, slope: list[np.ndarray], argmax: list[list[int]]) -> Any:
+        """How fast ``node``'s share rises under leaf rates ``V`` (``slope``:
+        every node's usage rate)."""
         t = self.tree
         if t.is_leaf(node):
-            i = t.user[node]
-            return V[i] * self.sigma[i]
-        users = t.leaves_under[node]
-        slope = sum((V[int(i)] * self.D[int(i)] for i in users), np.full(self.m, self.zero, dtype=self.D.dtype))
-        return max((slope[j] / self.R[j] for j in argmax[node]), default=self.zero)
+            return V[t.user[node]] * self.sigma[t.user[node]]
+        return max((slope[node][j] / self.R[j] for j in argmax[node]), default=self.zero)
 
     def _direction(self, node: int, h: list[Any], blocked: list[bool], argmax: list[list[int]],
-                   plan: dict[int, tuple[list[int], list[int], Any]]) -> tuple[list[Any], bool]:
-        """Leaf rates under ``node`` (share rising at rate 1 unless flat)."""
+                   plan: dict[int, tuple[list[int], list[int], Any]]) -> tuple[np.ndarray, bool]:
+        """Leaf rates under ``node``: its share rises at rate 1, or it is
+        flat (its share does not rise while it receives)."""
         t = self.tree
+        V = np.full(self.n, self.zero, dtype=self.D.dtype)
         if t.is_leaf(node):
-            i = t.user[node]
-            V = [self.zero] * self.n
-            V[i] = 1 / self.sigma[i]
+            V[t.user[node]] = 1 / self.sigma[t.user[node]]
             return V, False
         live = [c for c in t.children[node] if not blocked[c]]
         low = min(h[c] / self.w[c] for c in live)
         recv = [c for c in live if self.le(h[c] / self.w[c], low)]
         sub = {c: self._direction(c, h, blocked, argmax, plan) for c in recv}
-        flat = [c for c in recv if sub[c][1]]
-        use = flat or recv
-        V = [self.zero] * self.n
+        use = [c for c in recv if sub[c][1]] or recv
         for c in use:
-            V = [a + self.w[c] * b for a, b in zip(V, sub[c][0], strict=True)]
+            V = V + self.w[c] * sub[c][0]
         plan[node] = (use, [c for c in live if c not in recv], low)
         if node == ROOT:
-            return V, bool(flat)
-        dh = self._rate(node, V, argmax)
+            return V, False
+        users = t.leaves_under[node]
+        slope = V[users] @ self.D[users]
+        dh = max((slope[j] / self.R[j] for j in argmax[node]), default=self.zero)
         if not dh > 0:
             return V, True
-        return [v / dh for v in V], False
+        return V / dh, False
 
     # ----------------------------------------------------------------- run
     def run(self) -> tuple[list[Any], list[Event]]:
-        t, D, R, k = self.tree, self.D, self.R, self.k
-        x: list[Any] = [self.zero] * self.n
+        """Fill until every user is blocked; the task counts and the events."""
+        t, R, k = self.tree, self.R, self.k
+        x = np.full(self.n, self.zero, dtype=self.D.dtype)
         sat = np.zeros(self.m, dtype=bool)
         events: list[Event] = []
         limit = 4 * (len(t.label) + self.m + 2) ** 2
         while True:
-            usage = sum((x[i] * D[i] for i in range(self.n)), np.full(self.m, self.zero, dtype=D.dtype))
-            for j in range(self.m):
-                if not sat[j] and self.le(R[j], usage[j]):
-                    sat[j] = True
-            h, blocked, argmax = self._state(x, sat)
+            agg = self._per_node(x)
+            usage = agg[ROOT]
+            sat |= np.array([not sat[j] and self.le(R[j], usage[j]) for j in range(self.m)], dtype=bool)
+            h, blocked, argmax = self._state(x, agg, sat)
             if blocked[ROOT]:
-                return x, events
+                return list(x), events
             if len(events) > limit:
                 raise PolicyError("hdrf: the filling did not terminate (report this instance)")
             plan: dict[int, tuple[list[int], list[int], Any]] = {}
             V, _ = self._direction(ROOT, h, blocked, argmax, plan)
-            steps: list[tuple[Any, str]] = []
-            use_rate = sum((V[i] * D[i] for i in range(self.n)), np.full(self.m, self.zero, dtype=D.dtype))
-            steps += [((R[j] - usage[j]) / use_rate[j], "saturation") for j in range(self.m)
-                      if not sat[j] and use_rate[j] > 0]
-            steps += [((k[i] - x[i]) / V[i], "cap") for i in range(self.n) if k[i] is not None and V[i] > 0]
+            slope = self._per_node(V)
+            steps: list[tuple[Any, str]] = [((R[j] - usage[j]) / slope[ROOT][j], "saturation")
+                                            for j in range(self.m) if not sat[j] and slope[ROOT][j] > 0]
+            steps += [((k[i] - x[i]) / V[i], "cap") for i in self.capped_users if V[i] > 0]
             for node, (use, waiting, low) in plan.items():
-                rise = self._rate(use[0], V, argmax) / self.w[use[0]]
+                rise = self._rate(use[0], V, slope, argmax) / self.w[use[0]]
                 if rise > 0:
                     steps += [((h[c] / self.w[c] - low) / rise, "join") for c in waiting]
                 if node != ROOT:
-                    steps += self._crossings(node, x, V, h[node], argmax[node], sat)
+                    steps += self._crossings(agg[node], slope[node], h[node], argmax[node], sat)
             if not steps:
                 raise PolicyError("hdrf: progressive filling is unbounded (a user demands nothing)")
             step, kind = min(steps, key=lambda s: s[0])
             step = max(step, self.zero)
-            x = [a + step * v for a, v in zip(x, V, strict=True)]
+            x = x + step * V
             if self.tol:
-                x = [min(a, k[i]) if k[i] is not None else a for i, a in enumerate(x)]
+                for i in self.capped_users:
+                    x[i] = min(x[i], k[i])
             events.append(Event(step=step, kind=kind))
 
-    def _crossings(self, node: int, x: list[Any], V: list[Any], top: Any, arg: list[int],
+    def _crossings(self, agg: np.ndarray, slope: np.ndarray, top: Any, arg: list[int],
                    sat: np.ndarray) -> list[tuple[Any, str]]:
-        """Steps at which another resource overtakes ``node``'s largest share."""
-        users = self.tree.leaves_under[node]
-        acc = np.full(self.m, self.zero, dtype=self.D.dtype)
-        agg = sum((x[int(i)] * self.D[int(i)] for i in users), acc)
-        slope = sum((V[int(i)] * self.D[int(i)] for i in users), acc)
+        """Steps at which another resource overtakes a node's largest share."""
         s_top = max((slope[j] / self.R[j] for j in arg), default=self.zero)
         out = []
         for j in range(self.m):
@@ -229,5 +242,4 @@ class HDRF(TreePolicy):
 
     def fill(self, data: TreeData) -> tuple[list[Any], list[Event]]:
         """The event-driven filling in ``data``'s arithmetic (exact ties for Fractions)."""
-        return _Kernel(data.tree, data.demands, data.capacity, data.caps, data.weight,
-                       0 if isinstance(data.zero, Fraction) else SATURATION_RTOL, data.zero).run()
+        return _Kernel(data, 0 if isinstance(data.zero, Fraction) else SATURATION_RTOL).run()
