@@ -161,8 +161,10 @@ class TreePolicy(Policy):
     def _solve(self, instance: Instance, exact: bool) -> Allocation:
         t0 = time.perf_counter()
         x, cert = self.fill(TreeData.of(instance, exact))
-        stats = {"solver": ("fraction-" if exact else "numpy-") + self.solver,
-                 "seconds": time.perf_counter() - t0}
+        stats: dict[str, Any] = {"solver": ("fraction-" if exact else "numpy-") + self.solver,
+                                 "seconds": time.perf_counter() - t0}
+        if isinstance(cert, list):
+            stats["events"] = len(cert)
         return Allocation(instance=instance, x=np.array([float(v) for v in x]), policy=self.label, exact=exact,
                           x_exact=tuple(Fraction(v) for v in x) if exact else None, stats=stats,
                           certificate=cert)
