@@ -191,6 +191,66 @@ def test_exact_and_numeric_agree_on_random_trees(name: str) -> None:
         assert np.allclose(f.x, want, rtol=CROSSCHECK_RTOL, atol=CROSSCHECK_RTOL), (i.to_dict(), f.x, want)
 
 
+def guarantees(tree: Tree) -> list[F]:
+    """Guaranteed share of every node (SoCC 2013, Section 2): the root's is
+    1, a child's is its parent's times its weight over its siblings'."""
+    g = [F(0)] * len(tree.label)
+    g[ROOT] = F(1)
+    for k in reversed(tree.postorder):
+        kids = tree.children[k]
+        total = sum((tree.weight[c] for c in kids), F(0))
+        for c in kids:
+            g[c] = g[k] * tree.weight[c] / total
+    return g
+
+
+def node_dominant_share(i: Instance, x: tuple[F, ...], users: np.ndarray) -> F:
+    return max(sum((x[int(u)] * i.demands_exact[int(u)][j] for u in users), F(0)) / i.capacity_exact[j]
+               for j in range(i.m))
+
+
+def test_hdrf_keeps_the_hierarchical_share_guarantee() -> None:
+    """Without caps, every node's total allocation has a dominant share of
+    at least its guaranteed share (exact, random trees)."""
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        spec = random_grouped(rng).to_dict()
+        for u in spec["users"].values():
+            u.pop("max_tasks", None)
+        i = Instance.from_dict(spec)
+        tree = Tree.of(i)
+        x = solve(i, "hdrf", exact=True).x_exact
+        for k, g in enumerate(guarantees(tree)):
+            assert node_dominant_share(i, x, tree.leaves_under[k]) >= g, (spec, tree.label[k])
+
+
+def test_naive_breaks_the_hierarchical_share_guarantee() -> None:
+    """R = <17, 11>; group d holds u1 <1, 2> (weight 2) and group d/e, in
+    which (via d/e/f, weight 2) u0 <0, 1> (weight 1/2). u1's guaranteed
+    share is 2/3 (weight 2 against d/e's 1).
+
+    Naive: d is alone at the root with demand <1, 3>: it gets 11/3 units,
+    the bundle <11/3, 11>. Inside, d/e <0, 1> has share 1/11 per unit and
+    rate 11; u1 has share 3/11 per task, rate 2 / (3/11) = 22/3. The second
+    resource fills at 11 t + 2 (22/3) t = 11, t = 3/7: u1 = 22/7 tasks,
+    dominant share (2 * 22/7) / 11 = 4/7 < 2/3; u0 = 33/7.
+
+    H-DRF: d/e's share is u0's, x0 / 11; u1's is 2 x1 / 11; equal per
+    weight: x0 / 11 = x1 / 11 = mu; the second resource fills at
+    x0 + 2 x1 = 33 mu = 11: x0 = x1 = 11/3, u1's share exactly 2/3.
+    """
+    i = Instance.from_dict({"resources": {"r0": 17, "r1": 11},
+                            "users": {"u0": {"demand": {"r1": 1}, "weight": "1/2", "group": "d/e/f"},
+                                      "u1": {"demand": {"r0": 1, "r1": 2}, "weight": 2, "group": "d"}},
+                            "groups": {"d/e/f": {"weight": 2}}})
+    assert exact("hdrf-naive", i) == {"u0": F(33, 7), "u1": F(22, 7)}
+    assert exact("hdrf", i) == {"u0": F(11, 3), "u1": F(11, 3)}
+    tree = Tree.of(i)
+    leaf = tree.label.index("u1")
+    assert guarantees(tree)[leaf] == F(2, 3)
+    assert node_dominant_share(i, solve(i, "hdrf-naive", exact=True).x_exact, tree.leaves_under[leaf]) == F(4, 7)
+
+
 def test_hdrf_is_non_wasteful_on_random_trees() -> None:
     """H-DRF is feasible, and at its end every user is capped or uses a full
     resource (exact check)."""
