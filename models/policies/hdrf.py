@@ -30,7 +30,13 @@ every user's tasks grow linearly. The same kernel runs on floats
 
 Unlike the naive recursion (:mod:`models.policies.hdrf_naive`), H-DRF does
 not tie a group's members to fixed proportions, so a member whose siblings
-are blocked keeps using what they cannot.
+are blocked keeps using what they cannot, and every node gets at least its
+guaranteed share (the paper's hierarchical share guarantee; the tests check
+it exactly on random trees).
+
+Weights: a node's share is compared divided by its weight at every level,
+and the rescaling target is the smallest *weighted* share (so that, in the
+continuous process, it is the identity also with unequal weights).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PolicyError
-from ..hierarchy import ROOT, Tree, TreeData, TreePolicy
+from ..hierarchy import ROOT, TreeData, TreePolicy
 from ..instance import Instance
 from ..policy import register
 from ..tolerances import SATURATION_RTOL
