@@ -151,6 +151,18 @@ def test_singleton_groups_are_weighted_drf() -> None:
         assert exact("hdrf", Instance.from_dict(spec)) == exact("drf", base)
 
 
+@pytest.mark.parametrize("name", ["hdrf", "hdrf-naive"])
+def test_edge_cases(name: str) -> None:
+    """One user (in a group); a resource nobody uses; a task larger than
+    the cluster; a cap of 0; one resource."""
+    one = inst({"A": ({"cpu": 4}, "g")}, resources={"cpu": 2, "mem": 5})
+    assert exact(name, one) == {"A": F(1, 2)}
+    zero_cap = inst({"A": (CPU, "g"), "B": (CPU, "g")}, resources={"cpu": 3}, A={"max_tasks": 0})
+    assert exact(name, zero_cap) == {"A": F(0), "B": F(3)}
+    for i in (one, zero_cap):
+        assert np.allclose(get_policy(name).solve(i).x, [float(v) for v in exact(name, i).values()])
+
+
 def test_needs_groups() -> None:
     i = Instance.from_dict({"resources": {"cpu": 1}, "users": {"A": {"demand": {"cpu": 1}}}})
     for name in ("hdrf", "hdrf-naive"):
