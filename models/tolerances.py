@@ -92,3 +92,8 @@ SLOT_ROUND_RTOL: float = 1e-9
 #: A convex-program answer whose objective is worse than that of a known
 #: feasible point by more than this (relative) is rejected as inaccurate.
 OBJECTIVE_RTOL: float = 1e-7
+
+#: Agreement demanded between a certified exact optimum and the fast numeric
+#: solver of the same policy (relative to max(1, |x|)), e.g. exact CEEI
+#: against the Newton method.
+EXACT_AGREEMENT_RTOL: float = 1e-9
