@@ -37,8 +37,11 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser, with every subcommand module registered."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand module registered or, when
+    ``command`` names a subcommand module that defines that subcommand, with
+    that module only (the start-up of ``fairalloc solve`` then imports no
+    other subcommand's dependencies)."""
     from . import commands
 
     parser = OneLineParser(
@@ -49,20 +52,24 @@ def build_parser() -> argparse.ArgumentParser:
                         help="load policies defined in a Python file (repeatable; also accepted after the command)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        module.register(sub)
+    names = [i.name for i in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name)
+             if not i.name.startswith("_")]
+    if command is not None and command in names:
+        importlib.import_module(f"{commands.__name__}.{command}").register(sub)
+        if command in sub.choices:
+            return parser
+        return build_parser()
+    for name in names:
+        importlib.import_module(f"{commands.__name__}.{name}").register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
-        argv = load_policy_files(list(sys.argv[1:] if argv is None else argv))
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        words = load_policy_files(list(sys.argv[1:] if argv is None else argv))
+        parser = build_parser(words[0] if words and not words[0].startswith("-") else None)
+        args = parser.parse_args(words)
         return int(args.run(args))
     except (UsageError, InstanceError, PolicyError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)

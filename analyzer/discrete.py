@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from models import Allocation, Instance, Policy, UserMap
+from models import Allocation, Instance, Policy, PolicyError, UserMap
 from models.allocation import exact_str, put_exact
 from models.discrete import DiscreteFill, DiscretePolicy, fill, get_discrete_policy
 
@@ -433,6 +433,10 @@ def _measure(instance: Instance, pol: DiscretePolicy) -> tuple[DiscretePolicy, l
     if pol.rates(instance) is not None:
         return pol, pol.rates(instance)  # type: ignore[return-value]
     drf = get_discrete_policy("drf")
+    reason = drf.supports(instance)
+    if reason is not None:
+        raise PolicyError(f"{pol.label} is compared with continuous drf, which does not apply: {reason} "
+                          f"(fairalloc variants runs the discrete policies alone)")
     return drf, drf.rates(instance)  # type: ignore[return-value]
 
 

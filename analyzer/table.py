@@ -29,7 +29,7 @@ from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, _latex_escape, render_tables, to_json
 from .search.classes import InstanceClass
 from .search.engine import Cell, SearchResult, cell_key, make_cell, run_cell
-from .search.pool import process_pool, resolve_workers, warm_up
+from .search.pool import resolve_workers, warm_up, worker_pool
 from .search.stream import Recorder, open_stream, read_records
 
 #: Column order of the paper's Table 2 (other properties follow, by name).
@@ -193,13 +193,14 @@ class TableRun:
     def __init__(self, policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
                  budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                  mode: str = CONTINUOUS, out: str | None = None, resume: bool = False, workers: int | None = None,
-                 on_cell: Callable[[SearchResult], None] | None = None) -> None:
+                 on_cell: Callable[[SearchResult], None] | None = None, scheduler: str | None = None) -> None:
         props = list(properties) if properties is not None else default_properties()
         self.cells = [make_cell(p, q, budget, seed, instance_class, mode) for q in props for p in policies]
         pols = list(dict.fromkeys(c.policy.label for c in self.cells))
         names = list(dict.fromkeys(c.prop.name for c in self.cells))
         self.table = PropertyTable(pols, names)
         self.workers = resolve_workers(workers)
+        self.scheduler = scheduler
         self.on_cell = on_cell or (lambda r: None)
         cls = InstanceClass.parse(instance_class)
         self.config = {"command": "table", "policies": pols, "properties": names, "budget": int(budget),
@@ -222,7 +223,7 @@ class TableRun:
         if min(self.workers, len(todo)) > 1:
             warm_up(todo)
         try:
-            with process_pool(min(self.workers, len(todo))) as pool:
+            with worker_pool(min(self.workers, len(todo)), self.scheduler) as (pool, _):
                 args = [(c, self.recorder, self.state.progress.get(c.key)) for c in todo]
                 if pool is None:
                     for a in args:
@@ -265,7 +266,7 @@ def _star_run_one(args: tuple[Cell, Recorder, dict[str, Any] | None]) -> SearchR
 def property_table(policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
                    budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                    mode: str = CONTINUOUS, out: str | None = None, resume: bool = False,
-                   workers: int | None = None) -> PropertyTable:
+                   workers: int | None = None, scheduler: str | None = None) -> PropertyTable:
     """Search every (policy, property) cell and tabulate the outcomes.
 
     Parameters
@@ -292,9 +293,13 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     workers : int or None
         Processes (``None``: all cores); cells are split between them and
         the table does not depend on their number.
+    scheduler : str, optional
+        Address of a Dask distributed scheduler: the cells run on that
+        cluster instead of local processes; same table.
 
     Returns
     -------
     PropertyTable
     """
-    return TableRun(policies, properties, budget, seed, instance_class, mode, out, resume, workers).run()
+    return TableRun(policies, properties, budget, seed, instance_class, mode, out, resume, workers,
+                    scheduler=scheduler).run()

@@ -103,7 +103,8 @@ class Allocation:
     @cached_property
     def usage(self) -> np.ndarray:
         """Total use of each resource, shape (m,)."""
-        return self.x @ self.instance.demands
+        # einsum, not @: see the note in models.filling.fill_numeric
+        return np.einsum("i,ij->j", self.x, self.instance.demands)
 
     @cached_property
     def shares(self) -> np.ndarray:

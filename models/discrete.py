@@ -274,6 +274,17 @@ class DiscretePolicy(ABC):
         """Exact per-task key increments when ``key == tasks_i * rate_i``."""
         return None
 
+    def drive(self, run: _Run) -> bool:
+        """Run a decision loop of the policy's own and return True, or
+        return False to use the engine's loops (the default).
+
+        For allocators whose unit of decision is not one task, e.g. Mesos
+        offering one machine at a time (:mod:`models.variants.mesos`). The
+        loop places tasks with ``run.take(i, count, machine)`` (on a given
+        machine) or ``run.place_tasks(i, count)`` (through the placement).
+        """
+        return False
+
     def task_sizes(self, instance: Instance) -> list[Fraction]:
         """Size of one task per user, used by the ``largest-task`` and
         ``smallest-task`` tie-breaks: the rates when linear, else the
@@ -382,6 +393,11 @@ def get_discrete_policy(spec: str | Policy | DiscretePolicy) -> DiscretePolicy:
     if isinstance(spec, str) and spec in _DISCRETE:
         return _DISCRETE[spec]()
     pol = get_policy(spec)
+    form = getattr(pol, "discrete_form", None)
+    if callable(form):  # a discrete-only policy registered as a Policy (models.variants)
+        out = form()
+        if isinstance(out, DiscretePolicy):
+            return out
     if not isinstance(pol, FillingPolicy):
         raise PolicyError(
             f"policy {pol.label!r} has no discrete form (discrete filling needs a per-user share key: "
@@ -767,7 +783,9 @@ def fill(
     rank = TIE_BREAKS[tie_break](instance, sizes, np.random.default_rng(seed))
     run = _Run(state=state, place=place, rank=[int(r) for r in rank], stop=on_full == "stop",
                record=record_picks)
-    if pol.global_keys:
+    if pol.drive(run):
+        pass
+    elif pol.global_keys:
         run.scan(pol)
     elif steps is not None and batch:
         assert rates is not None
@@ -807,14 +825,34 @@ class _Run:
         """Place up to ``count``; record; return how many were placed."""
         got = self.place.place(self.state, i, count)
         if got:
-            self.state.tasks[i] += got
-            if self.record:
-                if self.pick_users and self.pick_users[-1] == i:
-                    self.pick_counts[-1] += got
-                else:
-                    self.pick_users.append(i)
-                    self.pick_counts.append(got)
+            self._record(i, got)
         return got
+
+    def place_tasks(self, i: int, count: int) -> int:
+        """For :meth:`DiscretePolicy.drive` loops: place up to ``count``
+        tasks of user ``i`` through the run's placement strategy; record;
+        return how many were placed."""
+        return self._take(i, count)
+
+    def _record(self, i: int, got: int) -> None:
+        self.state.tasks[i] += got
+        if self.record:
+            if self.pick_users and self.pick_users[-1] == i:
+                self.pick_counts[-1] += got
+            else:
+                self.pick_users.append(i)
+                self.pick_counts.append(got)
+
+    def take(self, i: int, count: int, k: int) -> int:
+        """Place up to ``count`` tasks of user ``i`` on machine ``k`` itself
+        (for :meth:`DiscretePolicy.drive` loops; caps are the caller's
+        business); record; return how many were placed."""
+        st = self.state
+        got = min(count, st.fits_on(k, i))
+        if got > 0:
+            st.put(k, i, got)
+            self._record(i, got)
+        return max(got, 0)
 
     def heap(self, pol: DiscretePolicy) -> None:
         """One heap operation per decision (Algorithm 1 with a binary heap)."""

@@ -31,10 +31,169 @@ import numpy as np
 from .errors import InstanceError
 from .numbers import NotANumber, fraction_to_plain, parse_number, to_fraction
 
+#: Per-user keys read by the production-allocator variants (:mod:`models.variants`).
+VARIANT_USER_KEYS: frozenset[str] = frozenset({"min_share", "quota", "group"})
+#: Top-level keys read by the production-allocator variants.
+VARIANT_TOP_KEYS: frozenset[str] = frozenset({"groups", "excluded_resources", "zero_capacity"})
 #: Keys a user table may hold. Later features extend this set in one place.
-USER_KEYS: frozenset[str] = frozenset({"demand", "weight", "max_tasks"})
+USER_KEYS: frozenset[str] = frozenset({"demand", "weight", "max_tasks"}) | VARIANT_USER_KEYS
 #: Top-level keys of a scenario.
-TOP_KEYS: frozenset[str] = frozenset({"resources", "users", "machines", "name", "description"})
+TOP_KEYS: frozenset[str] = frozenset({"resources", "users", "machines", "name", "description"}) | VARIANT_TOP_KEYS
+#: Keys a ``[groups."a/b"]`` table may hold.
+GROUP_KEYS: frozenset[str] = frozenset({"weight"})
+
+
+@dataclass(frozen=True)
+class Extensions:
+    """Scenario fields read by production allocators' DRF variants.
+
+    All are optional; the paper's policies ignore them (except
+    ``zero_capacity``, which they reject: a share ``d/0`` is undefined).
+    Values are keyed by user and resource *names*, so that
+    :meth:`Instance.replace` can keep what still applies.
+
+    Attributes
+    ----------
+    min_share : dict
+        ``user -> {resource: amount}``: a guaranteed minimum (Hadoop YARN
+        fair scheduler ``minResources``); missing resources are 0.
+    quota : dict
+        ``user -> {resource: amount}``: nominal quota (Kubernetes Kueue
+        ``nominalQuota``); missing resources are 0.
+    group : dict
+        ``user -> "a/b"``: the user's place in a group tree (Mesos roles,
+        Volcano queue hierarchy); users without one hang from the root.
+    group_weights : dict
+        ``"a/b" -> weight`` of a group (default 1).
+    excluded_resources : tuple of str
+        Resources left out of every fairness share (Mesos
+        ``--fair_sharing_excluded_resource_names``).
+    zero_capacity : tuple of str
+        Resources allowed to have capacity 0 (no machine offers them).
+    """
+
+    min_share: dict[str, dict[str, Fraction]] = field(default_factory=dict)
+    quota: dict[str, dict[str, Fraction]] = field(default_factory=dict)
+    group: dict[str, str] = field(default_factory=dict)
+    group_weights: dict[str, Fraction] = field(default_factory=dict)
+    excluded_resources: tuple[str, ...] = ()
+    zero_capacity: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.min_share or self.quota or self.group or self.group_weights
+                    or self.excluded_resources or self.zero_capacity)
+
+    def restrict(self, users: Sequence[str], resources: Sequence[str], capacity: Sequence[Fraction]) -> Extensions:
+        """What still applies to an instance with these users, resources
+        and capacities (used by :meth:`Instance.replace`)."""
+        us, rs = set(users), set(resources)
+        zero = {r for r, c in zip(resources, capacity, strict=True) if c == 0}
+
+        def per_user(d: dict[str, dict[str, Fraction]]) -> dict[str, dict[str, Fraction]]:
+            return {u: {r: v for r, v in row.items() if r in rs} for u, row in d.items() if u in us}
+
+        group = {u: g for u, g in self.group.items() if u in us}
+        used = {p for g in group.values() for p in _prefixes(g)}
+        return Extensions(
+            min_share=per_user(self.min_share), quota=per_user(self.quota), group=group,
+            group_weights={g: w for g, w in self.group_weights.items() if g in used},
+            excluded_resources=tuple(r for r in self.excluded_resources if r in rs),
+            zero_capacity=tuple(r for r in self.zero_capacity if r in zero),
+        )
+
+    def to_dict_parts(self, resources: Sequence[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """(top-level entries, ``user -> entries``) for :meth:`Instance.to_dict`."""
+        top: dict[str, Any] = {}
+        if self.excluded_resources:
+            top["excluded_resources"] = list(self.excluded_resources)
+        if self.zero_capacity:
+            top["zero_capacity"] = list(self.zero_capacity)
+        if self.group_weights:
+            top["groups"] = {g: {"weight": fraction_to_plain(w)} for g, w in self.group_weights.items()}
+        users: dict[str, dict[str, Any]] = {}
+        for key, table in (("min_share", self.min_share), ("quota", self.quota)):
+            for u, row in table.items():
+                users.setdefault(u, {})[key] = {r: fraction_to_plain(row[r]) for r in resources if r in row}
+        for u, g in self.group.items():
+            users.setdefault(u, {})["group"] = g
+        return top, users
+
+
+def _prefixes(path: str) -> list[str]:
+    """``"a/b/c" -> ["a", "a/b", "a/b/c"]``."""
+    parts = path.split("/")
+    return ["/".join(parts[: k + 1]) for k in range(len(parts))]
+
+
+def _group_path(path: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise InstanceError(f"{path}: must be a string like \"a/b\", got {type(value).__name__}")
+    parts = value.split("/")
+    if any(not p.strip() for p in parts):
+        raise InstanceError(f"{path}: empty group name in {value!r} (write \"a/b\")")
+    return value
+
+
+def _parse_extensions(data: Mapping[str, Any], users_table: Mapping[str, Any], resources: tuple[str, ...],
+                      cap: list[Fraction | float]) -> Extensions:
+    """Read and validate the variant keys of a scenario (errors name the field)."""
+    res = set(resources)
+
+    def names(key: str) -> tuple[str, ...]:
+        raw = data.get(key, [])
+        if not isinstance(raw, Sequence) or isinstance(raw, str | bytes):
+            raise InstanceError(f"{key}: must be a list of resource names, got {type(raw).__name__}")
+        out = []
+        for k, r in enumerate(raw):
+            if not isinstance(r, str) or r not in res:
+                raise InstanceError(f"{key}[{k}]: unknown resource {r!r} (resources are {', '.join(resources)})")
+            if r in out:
+                raise InstanceError(f"{key}[{k}]: {r!r} listed twice")
+            out.append(r)
+        return tuple(out)
+
+    excluded = names("excluded_resources")
+    zero = names("zero_capacity")
+    for r, c in zip(resources, cap, strict=True):
+        if r in zero and c != 0:
+            raise InstanceError(f"zero_capacity: resources.{r} is {_show(c)}; list only resources with capacity 0")
+    per: dict[str, dict[str, dict[str, Fraction]]] = {"min_share": {}, "quota": {}}
+    group: dict[str, str] = {}
+    for uname, spec in users_table.items():
+        path = f"users.{uname}"
+        for key in ("min_share", "quota"):
+            if key in spec:
+                row = _table(f"{path}.{key}", spec[key])
+                vals = {}
+                for r, v in row.items():
+                    if r not in res:
+                        known = ", ".join(resources)
+                        raise InstanceError(f"{path}.{key}.{r}: unknown resource (resources are {known})")
+                    vals[str(r)] = _exact(_number(f"{path}.{key}.{r}", v))
+                per[key][str(uname)] = vals
+        if "group" in spec:
+            group[str(uname)] = _group_path(f"{path}.group", spec["group"])
+    weights: dict[str, Fraction] = {}
+    if "groups" in data:
+        used = {p for g in group.values() for p in _prefixes(g)}
+        for gname, gspec in _table("groups", data["groups"]).items():
+            gpath = f"groups.{gname}"
+            _group_path(gpath, gname)
+            if gname not in used:
+                raise InstanceError(f"{gpath}: no user is in this group (give users group = \"{gname}\")")
+            gspec = _table(gpath, gspec)
+            unknown = sorted(set(gspec) - GROUP_KEYS)
+            if unknown:
+                raise InstanceError(f"{gpath}.{unknown[0]}: unknown key (allowed: {', '.join(sorted(GROUP_KEYS))})")
+            if "weight" in gspec:
+                weights[str(gname)] = _exact(_number(f"{gpath}.weight", gspec["weight"], positive=True))
+    names_u = set(group)
+    clash = names_u & {p for g in group.values() for p in _prefixes(g)}
+    if clash:
+        u = sorted(clash)[0]
+        raise InstanceError(f"users.{u}.group: {u!r} is both a user and a group name")
+    return Extensions(min_share=per["min_share"], quota=per["quota"], group=group, group_weights=weights,
+                      excluded_resources=excluded, zero_capacity=zero)
 
 
 @dataclass(frozen=True)
@@ -180,6 +339,8 @@ class Instance:
     name: str | None = None
     _user_names: tuple[str, ...] | None = None
     _exact_source: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: Fields of the production-allocator variants (see :class:`Extensions`).
+    extensions: Extensions = field(default_factory=Extensions)
 
     # ------------------------------------------------------------------ views
     @property
@@ -278,7 +439,9 @@ class Instance:
         for r in resources:
             if not r.strip():
                 raise InstanceError("resources: a resource name is empty")
-        cap = [_number(f"resources.{r}", res_table[r], positive=True) for r in resources]
+        zero_ok = data.get("zero_capacity", [])
+        zero_ok = set(zero_ok) if isinstance(zero_ok, Sequence) and not isinstance(zero_ok, str | bytes) else set()
+        cap = [_number(f"resources.{r}", res_table[r], positive=r not in zero_ok) for r in resources]
 
         if "users" not in data:
             raise InstanceError("users: missing (a table of users with demand vectors)")
@@ -335,6 +498,7 @@ class Instance:
             if text is not None and not isinstance(text, str):
                 raise InstanceError(f"{key}: must be a string, got {type(text).__name__}")
         name = data.get("name")
+        ext = _parse_extensions(data, users_table, resources, cap)
         exact = {
             "capacity": [_exact(v) for v in cap],
             "demands": [[_exact(v) for v in row] for row in dem],
@@ -351,6 +515,7 @@ class Instance:
             name=name,
             _user_names=tuple(names),
             _exact_source=exact,
+            extensions=ext,
         )
 
     @classmethod
@@ -512,7 +677,11 @@ class Instance:
             if self.max_tasks_exact[i] is not None:
                 spec["max_tasks"] = fraction_to_plain(self.max_tasks_exact[i])
             users[u] = spec
+        top, per_user = self.extensions.to_dict_parts(self.resources)
+        for u, entries in per_user.items():
+            users[u].update(entries)
         out["users"] = users
+        out.update(top)
         if self.machines:
             ms = []
             for mt in self.machines:
@@ -537,14 +706,27 @@ class Instance:
         lines = []
         if "name" in d:
             lines.append(f"name = {json.dumps(d['name'])}\n")
+        for k in ("excluded_resources", "zero_capacity"):
+            if k in d:
+                lines.append(f"{k} = [" + ", ".join(val(r) for r in d[k]) + "]")
+
+        def inline(table: dict[str, Any]) -> str:
+            return "{ " + ", ".join(f"{key(r)} = {val(v)}" for r, v in table.items()) + " }"
+
         lines.append("[resources]")
         lines += [f"{key(r)} = {val(c)}" for r, c in d["resources"].items()]
         for u, spec in d["users"].items():
             lines.append(f"\n[users.{key(u)}]")
-            lines.append("demand = { " + ", ".join(f"{key(r)} = {val(v)}" for r, v in spec["demand"].items()) + " }")
-            for k in ("weight", "max_tasks"):
+            lines.append("demand = " + inline(spec["demand"]))
+            for k in ("weight", "max_tasks", "group"):
                 if k in spec:
                     lines.append(f"{k} = {val(spec[k])}")
+            for k in ("min_share", "quota"):
+                if k in spec:
+                    lines.append(f"{k} = " + inline(spec[k]))
+        for g, gspec in d.get("groups", {}).items():
+            lines.append(f"\n[groups.{json.dumps(g)}]")
+            lines += [f"{k} = {val(v)}" for k, v in gspec.items()]
         for mt in d.get("machines", []):
             lines.append("\n[[machines]]")
             lines += [f"{key(k)} = {val(v)}" for k, v in mt.items()]
@@ -568,7 +750,13 @@ class Instance:
             "resources": list(self.resources),
         }
         fields.update(changes)
-        return Instance.from_exact(**fields, machines=machines, name=self.name)
+        zero = [r for r, c in zip(fields["resources"], fields["capacity"], strict=True)
+                if r in self.extensions.zero_capacity and to_fraction(c) == 0]
+        inst = Instance.from_exact(**fields, machines=machines, name=self.name, zero_capacity=zero)
+        if self.extensions:
+            ext = self.extensions.restrict(inst.users, inst.resources, inst.capacity_exact)
+            object.__setattr__(inst, "extensions", ext)
+        return inst
 
     @classmethod
     def from_exact(
@@ -581,11 +769,13 @@ class Instance:
         resources: Sequence[str] | None = None,
         machines: tuple[MachineType, ...] = (),
         name: str | None = None,
+        zero_capacity: Sequence[str] = (),
     ) -> Instance:
         """Build a small instance from exact numbers (ints, Fractions, "p/q").
 
         Used by the search and the proofs, which need inputs that are exact
-        by construction. Validated like :meth:`from_dict`.
+        by construction. Validated like :meth:`from_dict`; resources named
+        in ``zero_capacity`` may have capacity 0.
         """
         m = len(capacity)
         n = len(demands)
@@ -597,6 +787,8 @@ class Instance:
         }
         if name is not None:
             spec["name"] = name
+        if zero_capacity:
+            spec["zero_capacity"] = list(zero_capacity)
         for i, u in enumerate(users):
             entry: dict[str, Any] = {"demand": dict(zip(resources, demands[i], strict=True))}
             if weights is not None:

@@ -40,6 +40,10 @@ class Policy(ABC):
     description: ClassVar[str] = ""
     source: ClassVar[str] = ""
     parameters: ClassVar[dict[str, Any]] = {}
+    #: True for policies defined for whole tasks only (the production
+    #: variants of :mod:`models.variants`): their continuous ``solve``
+    #: raises :class:`PolicyError`.
+    discrete_only: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.parameters))
@@ -56,7 +60,16 @@ class Policy(ABC):
 
     def supports(self, instance: Instance) -> str | None:
         """``None`` when the policy applies to ``instance``, otherwise the
-        reason it does not (shown as "n/a" in tables)."""
+        reason it does not (shown as "n/a" in tables).
+
+        The base rejects resources of capacity 0 (declared with the
+        scenario key ``zero_capacity``): every share ``d_ij / R_j`` of the
+        paper's policies divides by the capacity. Subclasses that override
+        this should call ``super().supports(instance)``.
+        """
+        zero = instance.extensions.zero_capacity
+        if zero:
+            return f"resource {zero[0]} has capacity 0 (shares divide by the capacity)"
         return None
 
     @abstractmethod
@@ -99,7 +112,6 @@ class Policy(ABC):
 P = TypeVar("P", bound=type[Policy])
 
 _REGISTRY: dict[str, type[Policy]] = {}
-_BUILTINS_LOADED = False
 
 
 def register(cls: P) -> P:
@@ -124,20 +136,36 @@ def register(cls: P) -> P:
     return cls
 
 
-def _load_builtins() -> None:
-    global _BUILTINS_LOADED
-    if _BUILTINS_LOADED:
+def _load_package(package: str) -> None:
+    """Import every public module of ``package`` once (each registers its
+    policy)."""
+    if package in _LOADED_PACKAGES:
         return
-    _BUILTINS_LOADED = True
-    from . import policies
+    _LOADED_PACKAGES.add(package)
+    pkg = importlib.import_module(package)
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{pkg.__name__}.{info.name}")
 
-    for info in pkgutil.iter_modules(policies.__path__):
-        importlib.import_module(f"{policies.__name__}.{info.name}")
+
+#: The built-in policies, one per module.
+_POLICIES_PACKAGE = f"{__package__}.policies"
+#: Production allocators' discrete-only variants (they import the discrete
+#: engine, so they are loaded only when listed or asked for by name: a
+#: plain ``fairalloc solve --policy drf`` does not import them).
+_VARIANTS_PACKAGE = f"{__package__}.variants"
+_LOADED_PACKAGES: set[str] = set()
+
+
+def _load_builtins() -> None:
+    _load_package(_POLICIES_PACKAGE)
 
 
 def available() -> dict[str, type[Policy]]:
-    """All registered policies, by name (built-ins are loaded on first use)."""
+    """All registered policies, by name (built-ins and the production
+    variants are loaded on first use)."""
     _load_builtins()
+    _load_package(_VARIANTS_PACKAGE)
     return dict(sorted(_REGISTRY.items()))
 
 
@@ -184,7 +212,9 @@ def get_policy(spec: str | Policy, **params: Any) -> Policy:
     if not isinstance(spec, str):
         raise PolicyError(f"policy must be a name or a Policy, got {type(spec).__name__}")
     name, parsed = parse_policy_spec(spec)
-    reg = available()
-    if name not in reg:
-        raise PolicyError(f"unknown policy {name!r} (known: {', '.join(reg)})")
-    return reg[name](**{**parsed, **params})
+    _load_builtins()
+    if name not in _REGISTRY:
+        reg = available()
+        if name not in reg:
+            raise PolicyError(f"unknown policy {name!r} (known: {', '.join(reg)})")
+    return _REGISTRY[name](**{**parsed, **params})

@@ -42,11 +42,12 @@ CEEI_KKT_RTOL: float = 1e-10
 
 #: Relative rounding allowance on the dual value in the line search of the
 #: batched CEEI price solver (its last Newton steps change the value by less
-#: than its rounding error).
+#: than its rounding error); models/ceei_newton.py judges such a step by its
+#: KKT residual instead.
 CEEI_VALUE_RTOL: float = 1e-13
 
 #: Sufficient-decrease constant and number of halvings of the line search of
-#: the batched CEEI price solver.
+#: the batched CEEI price solver (the constant also serves models/ceei_newton.py).
 CEEI_ARMIJO: float = 1e-4
 CEEI_LINE_SEARCH_STEPS: int = 30
 
@@ -74,6 +75,16 @@ def conic_solver_options(solver: str) -> dict[str, float]:
         return {"eps": CONIC_SOLVER_TOL * 100}
     return {}
 
+#: CEEI Newton method (models/ceei_newton.py): stop when the projected
+#: gradient of the normalised dual (the largest relative slack of a priced
+#: resource, or relative excess of any resource) is below this.
+CEEI_NEWTON_TOL: float = 1e-13
+
+#: CEEI Newton method: relative duality gap and complementary slackness
+#: (normalised units, weights summing to 1) under which the Newton solution
+#: is accepted as optimal; above it the policy falls back to cvxpy.
+CEEI_CERTIFICATE_RTOL: float = 1e-9
+
 #: Relative slack when rounding a task's slot count up (slot-based sharing):
 #: a need of ``2 * (1 + 1e-12)`` slots from float roundoff counts as 2.
 SLOT_ROUND_RTOL: float = 1e-9
@@ -91,3 +102,8 @@ SCREEN_BATCH_RTOL: float = 1e-9
 
 #: Absolute floor added to :data:`SCREEN_BATCH_RTOL` near zero.
 SCREEN_BATCH_ATOL: float = 1e-11
+
+#: Agreement demanded between a certified exact optimum and the fast numeric
+#: solver of the same policy (relative to max(1, |x|)), e.g. exact CEEI
+#: against the Newton method.
+EXACT_AGREEMENT_RTOL: float = 1e-9

@@ -29,6 +29,9 @@ def add_run_options(p: Any) -> None:
     p.add_argument("--out", default=None, help="stream checkpoints and findings to this JSON-lines file")
     p.add_argument("--resume", action="store_true", help="continue the run recorded in --out")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on the Dask cluster at ADDRESS (tcp://host:8786) instead of local processes; "
+                        'needs pip install "fairalloc[dask]"')
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 

@@ -27,7 +27,8 @@ def run(args: argparse.Namespace) -> int:
     bar = progress_bar(budget, "inst", args.quiet, f"{args.policy} / {args.property}")
     try:
         result = search(args.policy, args.property, budget=budget, seed=args.seed, instance_class=args.instance_class,
-                        mode=args.mode, out=args.out, workers=args.workers, resume=args.resume, progress=bar.update)
+                        mode=args.mode, out=args.out, workers=args.workers, resume=args.resume, progress=bar.update,
+                        scheduler=args.scheduler)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:

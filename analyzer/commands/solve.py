@@ -26,15 +26,17 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from models import Instance, get_policy
 
-    from proofs import explain
-
     from ..api import solve
 
     inst = Instance.load(args.file)
     policies = [get_policy(name) for name in split_list(args.policy, "policy")]
     exact = args.exact or args.explain
     allocs = [solve(inst, pol, exact=exact) for pol in policies]
-    explanations = [explain(pol, a) for pol, a in zip(policies, allocs, strict=True)] if args.explain else []
+    explanations: list[list[str]] = []
+    if args.explain:  # proofs is imported only when asked for
+        from proofs import explain
+
+        explanations = [explain(pol, a) for pol, a in zip(policies, allocs, strict=True)]
     if args.format == "json":
         out = [a.to_dict() for a in allocs]
         for entry, lines in zip(out, explanations, strict=False):

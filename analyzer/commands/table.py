@@ -27,13 +27,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         job = TableRun(split_list(args.policy, "policy"), props, budget=budget, seed=args.seed,
                        instance_class=args.instance_class, mode=args.mode, out=args.out, resume=args.resume,
-                       workers=args.workers)
+                       workers=args.workers, scheduler=args.scheduler)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     bar = progress_bar(len(job.cells), "cell", args.quiet, "table")
     job.on_cell = lambda r: bar.update(1)
+    from ..search.dask_backend import SchedulerError
+
     try:
         table = job.run()
+    except SchedulerError as exc:
+        raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
         bar.close()
         write_out(job.table.render(args.format))

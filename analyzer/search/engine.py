@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from models import Instance, InstanceError, Policy, SolverError, get_policy
+from models import Instance, InstanceError, Policy, PolicyError, SolverError, get_policy
 
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
@@ -348,7 +348,7 @@ def _check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str |
 def _safe_margin(margin: Callable[[Policy, Instance], float], policy: Policy, inst: Instance) -> float | None:
     try:
         mg = float(margin(policy, inst))
-    except SolverError:
+    except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
         return None
     return mg if math.isfinite(mg) else None
 
@@ -612,7 +612,8 @@ def make_cell(policy: str | Policy, prop: str | Property, budget: int, seed: int
 
 def search(policy: str | Policy, property: str | Property, budget: int = 10_000, seed: int = 0,
            instance_class: InstanceClass | str | None = None, mode: str = CONTINUOUS, out: str | None = None,
-           workers: int | None = 1, resume: bool = False, progress: Progress | None = None) -> SearchResult:
+           workers: int | None = 1, resume: bool = False, progress: Progress | None = None,
+           scheduler: str | None = None) -> SearchResult:
     """Search for a counterexample to ``property`` under ``policy``.
 
     Parameters
@@ -638,12 +639,16 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
         Continue from the checkpoints in ``out``.
     progress : callable, optional
         Called with the number of newly checked instances.
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``): the
+        chunks are checked on that cluster instead of local processes
+        (``workers`` is then ignored); same result.
 
     Returns
     -------
     SearchResult
     """
-    from .pool import process_pool, resolve_workers, warm_up
+    from .pool import resolve_workers, warm_up, worker_pool
     from .stream import open_stream
 
     cell = make_cell(policy, property, budget, seed, instance_class, mode)
@@ -652,10 +657,9 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     recorder, state = open_stream(out, config, resume)
     if cell.key in state.finished:
         return SearchResult.from_dict(state.finished[cell.key])
-    n = resolve_workers(workers)
-    if n > 1:
+    if not scheduler and resolve_workers(workers) > 1:
         warm_up([cell])  # imports and the grid once, before the pool forks
-    with process_pool(n) as pool:
+    with worker_pool(workers, scheduler) as (pool, n):
         result = run_cell(cell, recorder, state.progress.get(cell.key), progress, pool, n)
     recorder.emit({"type": "cell", "cell": cell.key, "result": result.to_dict()})
     return result

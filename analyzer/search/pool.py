@@ -1,4 +1,5 @@
-"""The process pool behind ``--workers``.
+"""The process pool behind ``--workers`` (and, through
+:func:`worker_pool`, the Dask cluster behind ``--scheduler``).
 
 Workers ignore SIGINT: Ctrl-C reaches the parent, which stops the pool and
 keeps what was already streamed. On Linux the pool forks, so policies and
@@ -75,3 +76,21 @@ def process_pool(workers: int) -> Iterator[Any]:
     finally:
         pool.terminate()
         pool.join()
+
+
+@contextmanager
+def worker_pool(workers: int | None, scheduler: str | None = None) -> Iterator[tuple[Any, int]]:
+    """``(pool, n)``: a Dask cluster when ``scheduler`` is an address (``n``
+    its worker threads; see :mod:`analyzer.search.dask_backend`), otherwise
+    a process pool of ``resolve_workers(workers)`` processes (``None`` for
+    one). ``pool`` offers ``starmap`` and ``imap_unordered``.
+    """
+    if scheduler:
+        from .dask_backend import dask_pool
+
+        with dask_pool(scheduler) as pool:
+            yield pool, pool.workers
+        return
+    n = resolve_workers(workers)
+    with process_pool(n) as pool:
+        yield pool, n

@@ -48,6 +48,9 @@ class DRFH(Policy):
     source = "Wang, Liang, Li, INFOCOM 2014, Section III"
 
     def supports(self, instance: Instance) -> str | None:
+        base = super().supports(instance)  # capacity 0 (zero_capacity) is rejected there
+        if base is not None:
+            return base
         if not instance.machines:
             return "DRFH needs machines (a [[machines]] list in the scenario)"
         return None

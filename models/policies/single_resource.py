@@ -58,6 +58,9 @@ class SingleResource(FillingPolicy):
         return instance.resources.index(r) if r in instance.resources else None
 
     def supports(self, instance: Instance) -> str | None:
+        base = super().supports(instance)  # capacity 0 (zero_capacity) is rejected there
+        if base is not None:
+            return base
         if self.column(instance) is None:
             r = self.params["resource"]
             return f"the instance has no resource {r!r}" if isinstance(r, str) else f"the instance has no column {r}"

@@ -1,0 +1,66 @@
+"""Start-up cost of the command line: what ``fairalloc solve --policy drf``
+imports (the speed itself is measured by benchmarks/bench_cold_start.py;
+no timing assertions here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer.render import Table, render_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = ROOT / "examples" / "paper_two_users.toml"
+
+#: Modules that a DRF solve must not load: cvxpy, scipy and sympy are only
+#: for programs, cross-checks and exact answers; tabulate is replaced by
+#: analyzer.render's own grids; proofs (exact answers), the search, table
+#: and discrete machinery load on first use (lazy names in analyzer, one
+#: subcommand module registered when the command is named).
+HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel", "proofs", "analyzer.search.engine", "analyzer.table",
+         "models.discrete", "analyzer.commands.table")
+
+
+@pytest.mark.parametrize("fmt", ["text", "md", "json"])
+def test_solve_drf_imports_no_heavy_module(fmt: str) -> None:
+    code = (
+        "import sys, io, contextlib; from analyzer.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main(['solve', {str(PAPER)!r}, '--policy', 'drf', '--format', {fmt!r}])\n"
+        f"print(rc, sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["0", "[]"], r.stdout
+
+
+def test_grids_match_tabulate_layout() -> None:
+    tabulate = pytest.importorskip("tabulate").tabulate
+    headers = ["user", "drf", "asset", "c"]
+    rows = [["A", "3", "63/25 (2.52)", "✓"], ["Bob", "2", " x ", "✗ no"], ["", "", "", ""]]
+    text = render_tables([Table("T", headers, rows)], "text")
+    md = render_tables([Table("T", headers, rows)], "md")
+    # render_tables strips trailing blank lines (the empty last row)
+    assert text == "T\n" + tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True).rstrip() + "\n"
+    assert md == "### T\n\n" + tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True).rstrip() + "\n"
+
+
+def test_lazy_public_names_and_full_help() -> None:
+    import analyzer
+    from analyzer.cli import build_parser
+
+    from analyzer import PropertyTable, check, progressive_filling, property_table, search  # noqa: F401
+
+    import analyzer.table  # noqa: F401  (imports the analyzer.search subpackage)
+
+    assert callable(analyzer.search) and analyzer.search.__name__ == "search"
+    def commands(parser: object) -> set[str]:
+        return {name for action in parser._actions if action.dest == "command"  # type: ignore[attr-defined]
+                for name in action.choices}
+
+    assert commands(build_parser()) >= {"solve", "search", "table", "policies"}
+    assert commands(build_parser("solve")) == {"solve"}
+    assert commands(build_parser("no-such-command")) == commands(build_parser())
