@@ -172,7 +172,7 @@ class StrategyProofness(Property):
         results = _drive_many(ev.policy, list(instances), gens)
         return np.array([r is not None and bool(r[1]) for r in results], dtype=bool)
 
-    def _screen(self, ev: Evaluator, instance: Instance) -> Steps[tuple[np.ndarray, list[tuple[float, int, np.ndarray]]]]:
+    def _screen(self, ev: Evaluator, instance: Instance) -> Steps[tuple[np.ndarray, list[Found]]]:
         """The numeric search: the reports (gain, user, direction) whose
         true tasks beat the truth numerically (a generator of fill
         requests, see :func:`_drive`)."""
@@ -291,6 +291,8 @@ class StrategyProofness(Property):
 
 
 T = TypeVar("T")
+#: A paying report: relative gain, user, direction.
+Found = tuple[float, int, np.ndarray]
 #: A screen step by step: yields fill requests ``(demands (K, n, m), caps
 #: (K, n))`` of variants of its instance, receives ``(tasks (K, n), mode)``,
 #: returns its result.
