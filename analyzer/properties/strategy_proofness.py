@@ -200,20 +200,21 @@ class StrategyProofness(Property):
         m = inst.m
         need = inst.demands[i] > 0
         truth = inst.demands[i] / inst.capacity
-        rows: list[np.ndarray] = []
+        blocks: list[np.ndarray] = []
         if m <= 3:
-            rows += list(_simplex_grid(m, self.grid2 if m == 2 else self.grid3))
+            blocks.append(_simplex_grid(m, self.grid2 if m == 2 else self.grid3))
         else:
-            rows += list(rng.dirichlet(np.ones(m), size=self.samples))
+            blocks.append(rng.dirichlet(np.ones(m), size=self.samples))
             if (~need).any():  # also with the unneeded resources left out
-                rows += [np.where(need, r, 0.0) for r in rng.dirichlet(np.ones(m), size=self.samples // 2)]
-        top = truth.max()
-        for j in range(m):
-            for f in self.singles:
-                r = truth.copy()
-                r[j] = r[j] * f if need[j] else top * f / 4
-                rows.append(r)
-        S = np.array(rows)
+                blocks.append(np.where(need, rng.dirichlet(np.ones(m), size=self.samples // 2), 0.0))
+        # the truth with coordinate j scaled by each single factor f (an unneeded one set to f/4 of the top)
+        f = np.asarray(self.singles, dtype=float)
+        singles = np.repeat(np.broadcast_to(truth, (m, m)), len(f), axis=0).copy()  # row j * len(f) + k
+        j = np.repeat(np.arange(m), len(f))
+        fk = np.tile(f, m)
+        singles[np.arange(m * len(f)), j] = np.where(need[j], truth[j] * fk, truth.max() * fk / 4)
+        blocks.append(singles)
+        S = np.vstack(blocks)
         S = S / S.sum(axis=1, keepdims=True)
         ok = np.all(S[:, need] > 0, axis=1)  # a needed resource is never zeroed
         return S[ok]
