@@ -20,6 +20,8 @@ Examples
 (['g', 'c'], Fraction(2, 1))
 >>> t.leaves_under[t.children[ROOT][0]].tolist()
 [0, 1]
+>>> t.parent, t.leaf, t.path, list(t.groups), t.flat
+((-1, 0, 1, 1, 0), (2, 3, 4), ((1, 2), (1, 3), (4,)), [1], False)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import time
 from abc import abstractmethod
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from typing import Any
 
@@ -59,6 +62,12 @@ class Tree:
         User indices of the leaves below each node (a leaf: itself).
     postorder : tuple of int
         Node ids, every child before its parent.
+
+    Notes
+    -----
+    Groups are numbered by depth, then path, so every child comes after
+    its parent; derived views (:attr:`parent`, :attr:`leaf`, :attr:`path`,
+    :attr:`groups`, :attr:`flat`) are computed once, on first use.
     """
 
     label: tuple[str, ...]
@@ -105,6 +114,42 @@ class Tree:
     def is_leaf(self, k: int) -> bool:
         """True when node ``k`` is a user."""
         return self.user[k] >= 0
+
+    @cached_property
+    def parent(self) -> tuple[int, ...]:
+        """Parent of every node (``-1`` for the root)."""
+        out = [-1] * len(self.label)
+        for k, kids in enumerate(self.children):
+            for c in kids:
+                out[c] = k
+        return tuple(out)
+
+    @cached_property
+    def leaf(self) -> tuple[int, ...]:
+        """``leaf[i]`` is the node of user ``i`` (users are the last nodes)."""
+        return tuple(k for k, u in enumerate(self.user) if u >= 0)
+
+    @cached_property
+    def groups(self) -> range:
+        """Node ids of the groups (between the root and the users)."""
+        return range(ROOT + 1, len(self.label) - len(self.leaf))
+
+    @cached_property
+    def path(self) -> tuple[tuple[int, ...], ...]:
+        """Per user, the nodes from the root's child down to its leaf
+        (the root excluded)."""
+        out = []
+        for k in self.leaf:
+            p = [k]
+            while self.parent[p[-1]] != ROOT:
+                p.append(self.parent[p[-1]])
+            out.append(tuple(reversed(p)))
+        return tuple(out)
+
+    @property
+    def flat(self) -> bool:
+        """True when no user is in a group."""
+        return not self.groups
 
 
 def group_reason(instance: Instance) -> str | None:

@@ -4,9 +4,10 @@
   :class:`~models.policy.Policy` whose only solution is discrete.
 * :class:`VariantShare` -- the :class:`~models.discrete.DiscretePolicy`
   side, with per-instance preparation cached.
-* :class:`GroupTree` -- the tree of groups (scenario key ``group = "a/b"``,
-  weights from ``[groups."a/b"]``) with users as leaves, for the
-  hierarchical variants (Mesos roles, Volcano queues).
+* :func:`subtree_usage` -- per node of the group tree
+  (:class:`models.hierarchy.Tree`, the one builder of the tree of
+  ``group = "a/b"`` keys), the use of its subtree, for the hierarchical
+  variants (Mesos roles, Volcano queues).
 
 Shares are exact: usage and totals are the engine's scaled integers
 (:class:`~models.discrete.IntegerData`), ratios are ``Fraction``.
@@ -14,7 +15,6 @@ Shares are exact: usage and totals are the engine's scaled integers
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -23,6 +23,7 @@ import numpy as np
 from ..allocation import Allocation
 from ..discrete import DiscretePolicy, FillState, IntegerData
 from ..errors import PolicyError
+from ..hierarchy import Tree
 from ..instance import Instance
 from ..policy import Policy
 
@@ -122,82 +123,20 @@ def scaled(instance: Instance, data: IntegerData, table: dict[str, dict[str, Fra
             for u in instance.users]
 
 
-@dataclass(frozen=True, eq=False)
-class GroupTree:
-    """Groups as inner nodes, users as leaves.
-
-    Node ``k`` has ``parent[k]`` (``-1``: the root's child), ``weight[k]``
-    and ``label[k]`` (group path or user name, the name tie-break). Nodes
-    are numbered so that every child comes after its parent; users are the
-    last ``n`` nodes, user ``i`` being node ``leaf[i]``.
-    """
-
-    parent: tuple[int, ...]
-    weight: tuple[Fraction, ...]
-    label: tuple[str, ...]
-    leaf: tuple[int, ...]
-    path: tuple[tuple[int, ...], ...]
-
-    @property
-    def flat(self) -> bool:
-        """True when no user is in a group."""
-        return len(self.parent) == len(self.leaf)
-
-    @classmethod
-    def of(cls, instance: Instance) -> GroupTree:
-        """The tree of ``instance``'s ``group`` keys."""
-        ext = instance.extensions
-        groups: list[str] = []
-        for u in instance.users:
-            g = ext.group.get(u)
-            if g is None:
-                continue
-            parts = g.split("/")
-            for k in range(len(parts)):
-                p = "/".join(parts[: k + 1])
-                if p not in groups:
-                    groups.append(p)
-        groups.sort(key=lambda p: (p.count("/"), p))
-        index = {g: k for k, g in enumerate(groups)}
-        parent = [index["/".join(g.split("/")[:-1])] if "/" in g else -1 for g in groups]
-        weight = [ext.group_weights.get(g, Fraction(1)) for g in groups]
-        label = list(groups)
-        leaf = []
-        for i, u in enumerate(instance.users):
-            g = ext.group.get(u)
-            parent.append(index[g] if g is not None else -1)
-            weight.append(instance.weights_exact[i])
-            label.append(u)
-            leaf.append(len(parent) - 1)
-        path = []
-        for k in leaf:
-            p = [k]
-            while parent[p[-1]] != -1:
-                p.append(parent[p[-1]])
-            path.append(tuple(reversed(p)))
-        return cls(parent=tuple(parent), weight=tuple(weight), label=tuple(label), leaf=tuple(leaf),
-                   path=tuple(path))
-
-    def children(self) -> dict[int, list[int]]:
-        """``node -> children`` (``-1`` is the root)."""
-        out: dict[int, list[int]] = {}
-        for k, p in enumerate(self.parent):
-            out.setdefault(p, []).append(k)
-        return out
-
-    def subtree_usage(self, state: FillState) -> list[list[int]]:
-        """Scaled use of every resource by every node's subtree."""
-        m = state.instance.m
-        use = [[0] * m for _ in self.parent]
-        for i, k in enumerate(self.leaf):
-            use[k] = usage(state, i)
-        for k in range(len(self.parent) - 1, -1, -1):
-            p = self.parent[k]
-            if p >= 0:
-                row = use[p]
-                for j, v in enumerate(use[k]):
-                    row[j] += v
-        return use
+def subtree_usage(tree: Tree, state: FillState) -> list[list[int]]:
+    """Scaled use of every resource by every node's subtree (node ids of
+    :class:`~models.hierarchy.Tree`)."""
+    m = state.instance.m
+    use = [[0] * m for _ in tree.parent]
+    for i, k in enumerate(tree.leaf):
+        use[k] = usage(state, i)
+    for k in tree.postorder:
+        p = tree.parent[k]
+        if p >= 0:
+            row = use[p]
+            for j, v in enumerate(use[k]):
+                row[j] += v
+    return use
 
 
 def resource_ranks(shares: list[Fraction]) -> list[Fraction]:
@@ -213,5 +152,5 @@ def demand_floor(data: IntegerData, users: list[int]) -> np.ndarray:
     return data.demands[users].min(axis=0)
 
 
-__all__ = ["GroupTree", "VariantPolicy", "VariantShare", "demand_floor", "name_rank", "resource_ranks", "scaled",
+__all__ = ["VariantPolicy", "VariantShare", "demand_floor", "name_rank", "resource_ranks", "scaled", "subtree_usage",
            "totals", "usage"]

@@ -45,7 +45,8 @@ import numpy as np
 from ..discrete import FillState, _Run, integer_steps
 from ..instance import Instance
 from ..policy import register
-from ._common import GroupTree, VariantPolicy, VariantShare, demand_floor, name_rank, totals
+from ..hierarchy import Tree
+from ._common import VariantPolicy, VariantShare, demand_floor, name_rank, subtree_usage, totals
 
 #: More tasks than any machine can hold (``take`` keeps what fits).
 _ALL = 1 << 62
@@ -71,22 +72,22 @@ class MesosShare(VariantShare):
         excluded = set(instance.extensions.excluded_resources)
         counted = [j for j, r in enumerate(instance.resources)
                    if r not in excluded and instance.capacity_exact[j] > 0]
-        return {"tree": GroupTree.of(instance), "counted": counted, "name": name_rank(instance), "cache": None}
+        return {"tree": Tree.of(instance), "counted": counted, "name": name_rank(instance), "cache": None}
 
     def node_keys(self, state: FillState, counts: list[int]) -> list[tuple[Fraction, int, str]]:
         """``(share / weight, allocations, label)`` of every node."""
         prep = self.prepared(state.instance)
-        tree: GroupTree = prep["tree"]
+        tree: Tree = prep["tree"]
         T = totals(state.data)
         out = []
-        for k, use in enumerate(tree.subtree_usage(state)):
+        for k, use in enumerate(subtree_usage(tree, state)):
             share = max((Fraction(use[j], T[j]) for j in prep["counted"]), default=Fraction(0))
             out.append((share / tree.weight[k], counts[k], tree.label[k]))
         return out
 
     def subtree_counts(self, state: FillState) -> list[int]:
         """Per-task mode: a node's allocations are its subtree's tasks."""
-        tree: GroupTree = self.prepared(state.instance)["tree"]
+        tree: Tree = self.prepared(state.instance)["tree"]
         counts = [0] * len(tree.parent)
         for i, k in enumerate(tree.leaf):
             counts[k] = int(state.tasks[i])
@@ -98,10 +99,10 @@ class MesosShare(VariantShare):
     def key(self, state: FillState, i: int) -> tuple[tuple[Any, int, str], ...]:
         """Keys of the user's roles from the top down, then its own."""
         prep = self.prepared(state.instance)
-        tree: GroupTree = prep["tree"]
+        tree: Tree = prep["tree"]
         if tree.flat:
             t = int(state.tasks[i])
-            return ((t * self.flat_rates(state)[i], t, tree.label[i]),)
+            return ((t * self.flat_rates(state)[i], t, tree.label[tree.leaf[i]]),)
         stamp = (id(state), sum(state.tasks))
         if prep["cache"] is None or prep["cache"][0] != stamp:
             prep["cache"] = (stamp, self.node_keys(state, self.subtree_counts(state)))
@@ -130,7 +131,7 @@ class MesosShare(VariantShare):
         data = st.data
         inst = st.instance
         prep = self.prepared(inst)
-        tree: GroupTree = prep["tree"]
+        tree: Tree = prep["tree"]
         agents = np.random.default_rng(int(self.params["seed"])).permutation(len(st.free)).tolist()
         counts = [0] * len(tree.parent)
 

@@ -36,7 +36,8 @@ from typing import Any
 from ..discrete import FillState, _Run, integer_steps
 from ..instance import Instance
 from ..policy import register
-from ._common import GroupTree, VariantPolicy, VariantShare, totals
+from ..hierarchy import ROOT, Tree
+from ._common import VariantPolicy, VariantShare, totals
 
 
 def share_of(use: int | Fraction, total: int) -> Fraction:
@@ -62,8 +63,7 @@ class VolcanoShare(VariantShare):
     global_keys = True
 
     def prepare(self, instance: Instance) -> dict[str, Any]:
-        tree = GroupTree.of(instance)
-        return {"tree": tree, "children": tree.children(), "cache": None, "data": None}
+        return {"tree": Tree.of(instance), "cache": None, "data": None}
 
     def constants(self, state: FillState) -> dict[str, Any]:
         """Per run: totals, and each user's share of one task (``None``
@@ -91,11 +91,11 @@ class VolcanoShare(VariantShare):
         return any(free_total[j] < d for j, d in state.demand(i))
 
     def node_keys(self, state: FillState) -> list[tuple[bool, Any, str]]:
-        """``(saturated, share / weight, label)`` of every node after the
-        bottom-up rescaling (without groups, the shares are integers in the
-        same ratios)."""
+        """``(saturated, share / weight, label)`` of every node (ids of
+        :class:`~models.hierarchy.Tree`) after the bottom-up rescaling
+        (without groups, the shares are integers in the same ratios)."""
         prep = self.constants(state)
-        tree: GroupTree = prep["tree"]
+        tree: Tree = prep["tree"]
         T, rate = prep["T"], prep["rate"]
         m = state.instance.m
         tasks = [int(t) for t in state.tasks]
@@ -107,8 +107,10 @@ class VolcanoShare(VariantShare):
         free_total = [a - b for a, b in zip(T, used, strict=True)]
         if tree.flat:
             steps = prep["steps"]
-            return [(self.saturated_leaf(state, i, free_total), tasks[i] * steps[i], tree.label[i])
-                    for i in range(len(tasks))]
+            # node 0 is the root, then user i is node i + 1 (the root's key is never compared)
+            return [(False, 0, tree.label[ROOT]),
+                    *((self.saturated_leaf(state, i, free_total), tasks[i] * steps[i], tree.label[k])
+                      for i, k in enumerate(tree.leaf))]
         N = len(tree.parent)
         share = [Fraction(0)] * N
         sat = [False] * N
@@ -117,11 +119,11 @@ class VolcanoShare(VariantShare):
             r = rate[i]
             share[k] = Fraction(1 if t else 0) if r is None else t * r
             sat[k] = self.saturated_leaf(state, i, free_total)
-        self._rescale(state, tree, prep["children"], tasks, share, sat)
+        self._rescale(state, tree, tasks, share, sat)
         return [(sat[k], share[k] / tree.weight[k], tree.label[k]) for k in range(N)]
 
     @staticmethod
-    def _rescale(state: FillState, tree: GroupTree, children: dict[int, list[int]], tasks: list[int],
+    def _rescale(state: FillState, tree: Tree, tasks: list[int],
                  share: list[Fraction], sat: list[bool]) -> None:
         """Groups, deepest first: each unsaturated child scaled to the
         smallest dominant share among them, saturated children as they are."""
@@ -129,8 +131,8 @@ class VolcanoShare(VariantShare):
         T = totals(state.data)
         alloc: dict[int, list[Any]] = {k: [tasks[i] * int(d) for d in state.data.demands[i]]
                                        for i, k in enumerate(tree.leaf)}
-        for k in range(len(tree.parent) - len(tree.leaf) - 1, -1, -1):
-            kids = children.get(k, [])
+        for k in reversed(tree.groups):
+            kids = tree.children[k]
             live = [c for c in kids if share[c] != 0 and not sat[c]]
             floor = min((share[c] for c in live), default=Fraction(1))
             total: list[Any] = [Fraction(0)] * m
