@@ -66,13 +66,21 @@ CROSSCHECK_RTOL: float = 1e-6
 CONIC_SOLVER_TOL: float = 1e-12
 
 
+#: Wall-clock limit (seconds) of one conic solver call: a solver that has
+#: not converged by then reports a non-optimal status, and the fallback
+#: chain of :func:`models.solvers.solve_problem` moves on or raises
+#: (SCS at tight tolerances can otherwise run for many minutes).
+CONIC_SOLVER_TIME_LIMIT: float = 120.0
+
+
 def conic_solver_options(solver: str) -> dict[str, float]:
-    """Keyword options giving ``solver`` the tolerance :data:`CONIC_SOLVER_TOL`."""
+    """Keyword options giving ``solver`` the tolerance :data:`CONIC_SOLVER_TOL`
+    and the time limit :data:`CONIC_SOLVER_TIME_LIMIT`."""
     if solver == "CLARABEL":
         return {"tol_gap_abs": CONIC_SOLVER_TOL, "tol_gap_rel": CONIC_SOLVER_TOL, "tol_feas": CONIC_SOLVER_TOL,
-                "tol_ktratio": CONIC_SOLVER_TOL * 100}
+                "tol_ktratio": CONIC_SOLVER_TOL * 100, "time_limit": CONIC_SOLVER_TIME_LIMIT}
     if solver == "SCS":
-        return {"eps": CONIC_SOLVER_TOL * 100}
+        return {"eps": CONIC_SOLVER_TOL * 100, "time_limit_secs": CONIC_SOLVER_TIME_LIMIT}
     return {}
 
 #: CEEI Newton method (models/ceei_newton.py): stop when the projected
