@@ -21,6 +21,8 @@ from models.tolerances import SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
 from .base import CONTINUOUS
 
+from ._common import numeric_variant
+
 if TYPE_CHECKING:  # pragma: no cover
     from ._common import Evaluator
 
@@ -169,9 +171,8 @@ def numeric_many(
                          np.asarray(Kc, dtype=float))
         todo = np.flatnonzero(~ok)  # not converged: the policy's own solver
     for k in todo:
-        variant = Instance.from_arrays(R if R.ndim == 1 else R[k], D[k], resources=instance.resources,
-                                       weights=instance.weights, max_tasks=Kc[k], users=instance.users)
-        out[k] = ev.direct(variant)
+        out[k] = ev.direct(numeric_variant(instance, capacity=R if R.ndim == 1 else R[k], demands=D[k],
+                                           max_tasks=Kc[k]))
     return out
 
 

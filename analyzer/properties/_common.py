@@ -107,6 +107,53 @@ def below(a: Any, b: Any, exact: bool) -> bool:
     return strictly_less(a, b) if exact else confirmed_below(float(a), float(b))
 
 
+# -------------------------------------------------------- derived instances
+def numeric_variant(
+    instance: Instance,
+    capacity: np.ndarray | None = None,
+    demands: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
+    max_tasks: np.ndarray | None = None,
+    keep: Sequence[int] | None = None,
+) -> Instance:
+    """A float variant of ``instance`` for a numeric screen, keeping what
+    still applies of its scenario extensions.
+
+    Built on the vectorised :meth:`~models.instance.Instance.from_arrays`
+    path. Arrays not given are the instance's own; ``keep`` lists the users
+    that stay (in order; ``demands``, ``weights`` and ``max_tasks`` given
+    are already restricted to them). Users keep their names, so that the
+    extensions (group tree, minimum shares, quotas, excluded resources; see
+    :class:`~models.instance.Extensions`) follow them as in
+    :meth:`~models.instance.Instance.replace`: a removed user leaves its
+    group, a changed demand or capacity keeps everything. An instance
+    without extensions takes no extra step.
+
+    Examples
+    --------
+    >>> inst = Instance.from_dict({"resources": {"cpu": 1, "gpu": 1},
+    ...     "users": {"a": {"demand": {"cpu": 1}, "group": "g"},
+    ...               "b": {"demand": {"gpu": 1}, "group": "g"},
+    ...               "c": {"demand": {"gpu": 1}}}})
+    >>> numeric_variant(inst, keep=[1, 2]).extensions.group
+    {'b': 'g'}
+    """
+    users = instance.users if keep is None else tuple(instance.users[i] for i in keep)
+    rows = slice(None) if keep is None else list(keep)
+    variant = Instance.from_arrays(
+        instance.capacity if capacity is None else capacity,
+        instance.demands[rows] if demands is None else demands,
+        resources=instance.resources,
+        weights=instance.weights[rows] if weights is None else weights,
+        max_tasks=instance.max_tasks[rows] if max_tasks is None else max_tasks,
+        users=users,
+    )
+    if instance.extensions:
+        ext = instance.extensions.restrict(variant.users, variant.resources, variant.capacity_exact)
+        object.__setattr__(variant, "extensions", ext)
+    return variant
+
+
 # ----------------------------------------------------------- Leontief tasks
 def leontief_tasks(need: Sequence[Any], bundle: Sequence[Any], cap: Any, mode: str) -> Any:
     """Tasks a user with per-task demand ``need`` runs with ``bundle``.

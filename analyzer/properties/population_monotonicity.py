@@ -7,7 +7,7 @@ import numpy as np
 from models import Instance, Policy
 
 from ._batch import batchable, numeric_many
-from ._common import Evaluator, as_exact_str, relative_margin, numeric_below, per_user, show
+from ._common import Evaluator, as_exact_str, numeric_below, numeric_variant, per_user, relative_margin, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -103,9 +103,7 @@ def _without(instance: Instance, r: int, exact: bool) -> Instance:
     """``instance`` minus user ``r`` (exact values kept when ``exact``)."""
     keep = [i for i in range(instance.n) if i != r]
     if not exact:
-        return Instance.from_arrays(instance.capacity, instance.demands[keep], resources=instance.resources,
-                                    weights=instance.weights[keep], max_tasks=instance.max_tasks[keep],
-                                    users=[instance.users[i] for i in keep])
+        return numeric_variant(instance, keep=keep)
     return instance.replace(
         demands=[list(instance.demands_exact[i]) for i in keep],
         weights=[instance.weights_exact[i] for i in keep],

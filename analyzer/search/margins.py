@@ -27,6 +27,8 @@ import numpy as np
 from models import Instance, Policy
 from models.tolerances import COMPARE_ATOL
 
+from ..properties._common import numeric_variant
+
 #: Factors one capacity is multiplied by in the resource-monotonicity margin.
 GROWTH_FACTORS: tuple[float, ...] = (1.5, 2.0, 4.0)
 
@@ -82,8 +84,7 @@ def population_monotonicity(policy: Policy, instance: Instance) -> float:
     worst = float("inf")
     for r in range(instance.n):
         keep = np.arange(instance.n) != r
-        sub = Instance.from_arrays(instance.capacity, instance.demands[keep], weights=instance.weights[keep],
-                                   max_tasks=instance.max_tasks[keep])
+        sub = numeric_variant(instance, keep=np.flatnonzero(keep))
         worst = min(worst, _relative(_tasks(policy, sub) - x[keep], x[keep]))
     return worst
 
@@ -97,8 +98,7 @@ def resource_monotonicity(policy: Policy, instance: Instance) -> float:
         for f in GROWTH_FACTORS:
             cap = np.array(instance.capacity, dtype=float)
             cap[j] *= f
-            grown = Instance.from_arrays(cap, instance.demands, weights=instance.weights,
-                                         max_tasks=instance.max_tasks)
+            grown = numeric_variant(instance, capacity=cap)
             worst = min(worst, _relative(_tasks(policy, grown) - x, x))
     return worst
 
