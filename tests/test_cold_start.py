@@ -16,11 +16,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "examples" / "paper_two_users.toml"
 
 #: Modules that a DRF solve must not load: cvxpy, scipy and sympy are only
-#: for programs, cross-checks and exact answers; tabulate is replaced by
-#: analyzer.render's own grids; proofs (exact answers), the search, table
+#: for programs, cross-checks and exact answers; matplotlib only for
+#: ``plot``; tabulate is replaced by analyzer.render's own grids; proofs (exact answers), the search, table
 #: and discrete machinery load on first use (lazy names in analyzer, one
 #: subcommand module registered when the command is named).
-HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel", "proofs", "analyzer.search.engine", "analyzer.table",
+HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel", "matplotlib", "proofs", "analyzer.search.engine", "analyzer.table",
          "models.discrete", "analyzer.commands.table")
 
 

@@ -186,16 +186,6 @@ def test_plot_missing_output_flag(capsys) -> None:
     assert code == 2 and "-o" in err and err.count("\n") == 1
 
 
-def test_matplotlib_is_not_imported_at_cli_start_up() -> None:
-    code = (
-        "import sys; from analyzer.cli import main; "
-        f"rc = main(['solve', {str(PAPER)!r}, '--policy', 'drf']); "
-        "assert rc == 0; assert 'matplotlib' not in sys.modules, 'matplotlib imported'; print('ok')"
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-
-
 def test_plot_fuzzed_instances(tmp_path) -> None:
     # extreme data (1e-9..1e9, zeros, duplicates, caps) renders without error
     from hypothesis import given, settings
