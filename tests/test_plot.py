@@ -6,8 +6,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import struct
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
