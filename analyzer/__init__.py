@@ -22,6 +22,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "PropertyTable": (".table", "PropertyTable"),
     "property_table": (".table", "property_table"),
     "search": (".search.engine", "search"),
+    "simulate": (".simulation", "simulate"),
+    "load_trace": (".simulation", "load_trace"),
 }
 
 
@@ -64,10 +66,12 @@ __all__ = [
     "check",
     "available",
     "get_policy",
+    "load_trace",
     "load_policy_file",
     "progressive_filling",
     "property_table",
     "register",
     "search",
+    "simulate",
     "solve",
 ]
