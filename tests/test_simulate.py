@@ -253,3 +253,45 @@ def test_real_alibaba_prefix() -> None:
     r = simulate(w, until=1000, record_users=False)
     assert r.stats["tasks_launched"] > 0 and r.stats["late_arrivals"] == 0
     assert max(r.utilization_mean.values()) <= 1.0
+
+
+# ---------------------------------------------------------------- CLI
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from analyzer.cli import main
+
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_side_by_side_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    code, out, _ = run_cli(["simulate", str(ROOT / "examples" / "sim_section_7_2.toml"), "--until", "120",
+                            "--policy", "drf,slots:slots=4,single-resource:resource=cpu", "--format", "json",
+                            "--plot", str(tmp_path / "f.png")], capsys)
+    assert code == 0 and (tmp_path / "f.png").stat().st_size > 0
+    runs = json.loads(out)["simulations"]
+    assert [r["policy"] for r in runs] == ["drf", "slots", "single-resource:resource=cpu"]
+    assert runs[0]["utilization_mean"]["mem"] <= 1.0 < runs[1]["stats"]["tasks_launched"]
+
+
+def test_cli_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = write(tmp_path, "w.csv", "job,arrival,tasks,duration,cpu,mem\nj1,0,20,5,1,0.5\nj2,1,3,3,2,1\n")
+    code, out, _ = run_cli(["simulate", str(p), "--trace", "csv", "--machines", "count=2,cpu=4,mem=2",
+                            "--policy", "drf,slots:slots=4", "--check-properties"], capsys)
+    assert code == 0 and "Reduction of mean completion time" in out and "Mean utilisation" in out
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    (["--machines", "count=2"], "--machines"),
+    (["--trace", "csv"], "--machines"),
+    (["--trace", "csv", "--machines", "count=x"], "--machines"),
+    (["--policy", "ceei"], "per-user share"),
+    (["--policy", "drf,"], "--policy"),
+    (["--overcommit-penalty", "mem"], "--overcommit-penalty"),
+    (["--plot", "x.gif"], "-o"),
+])
+def test_cli_bad_input(args: list[str], field: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["simulate", str(ROOT / "examples" / "sim_section_7_1.toml"), *args], capsys)
+    assert code == 2 and field in err and len(err.strip().splitlines()) == 1

@@ -421,5 +421,5 @@ class Engine:
             job_records=tuple(self.jobs.values()), violations=tuple(self.violations), work=self.work.copy(),
             stats={"decisions": self.decisions, "events": self.nevents, "tasks_launched": self.launched,
                    "seconds": seconds, "interrupted": interrupted, "late_arrivals": self.w.late[0],
-                   "tasks_running": self.launched - self.finished},
+                   "tasks_running": self.launched - self.finished, "checked": self.check},
         )
