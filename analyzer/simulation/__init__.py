@@ -66,7 +66,7 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
     opts = {**w.options, **options}
     unknown = set(opts) - _OPTIONS - {"until"}
     if unknown:
-        raise PolicyError(f"{sorted(unknown)[0]}: unknown simulation option (known: {', '.join(sorted(_OPTIONS))})")
+        raise PolicyError(f"{min(unknown)}: unknown simulation option (known: {', '.join(sorted(_OPTIONS))})")
     if until is None:
         until = opts.pop("until", None)
     else:

@@ -286,7 +286,7 @@ class Engine:
         self._unblock()
         heap, users = self.heap, self.users
         while heap:
-            key, rank, ver, i = heapq.heappop(heap)
+            _key, rank, ver, i = heapq.heappop(heap)
             u = users[i]
             if ver != u.version or not u.queue:
                 continue

@@ -13,6 +13,7 @@ matplotlib is imported inside the functions (``Agg`` backend).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,7 @@ def _bins(sizes: np.ndarray, bins: Sequence[int] = SIZE_BINS) -> list[tuple[str,
     """``(label, mask)`` per job-size bin."""
     edges = [*bins, np.inf]
     out = []
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+    for lo, hi in itertools.pairwise(edges):
         label = f"{lo}-{int(hi) - 1}" if np.isfinite(hi) else f">={lo}"
         out.append((label, (sizes >= lo) & (sizes < hi)))
     return out

@@ -37,6 +37,8 @@ the window and is replayed in exact arrival order.
 
 from __future__ import annotations
 
+import csv
+import itertools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,29 +60,37 @@ MIN_DURATION: float = 1.0
 
 @dataclass(frozen=True)
 class TraceFormat:
-    """How to read one format: column positions, units and filters."""
+    """How to read one format: the header, units and a reader turning a
+    list of CSV rows into columns (filtered)."""
 
     name: str
     header: bool
     resources: tuple[str, ...]
     scale: tuple[int, ...]
-    read: Callable[[Any], dict[str, np.ndarray]]
+    read: Callable[[list[list[str]]], dict[str, np.ndarray]]
 
 
-def _alibaba_2017(df: Any) -> dict[str, np.ndarray]:
-    df = df[(df.iloc[:, 5].astype(str).str.strip() == "Terminated") & df.iloc[:, 6].notna() & df.iloc[:, 7].notna()]
-    create, end = df.iloc[:, 0].to_numpy(float), df.iloc[:, 1].to_numpy(float)
-    return {"arrival": create, "duration": end - create, "job": df.iloc[:, 2].astype(str).to_numpy(),
-            "tasks": df.iloc[:, 4].to_numpy(np.int64),
-            "demand": np.column_stack([df.iloc[:, 6].to_numpy(float) / 100.0, df.iloc[:, 7].to_numpy(float)])}
+def _col(rows: list[list[str]], k: int, dtype: Any = float) -> np.ndarray:
+    return np.array([r[k].strip() for r in rows], dtype=dtype)
 
 
-def _alibaba_2018(df: Any) -> dict[str, np.ndarray]:
-    df = df[(df.iloc[:, 4].astype(str).str.strip() == "Terminated") & df.iloc[:, 7].notna() & df.iloc[:, 8].notna()]
-    start, end = df.iloc[:, 5].to_numpy(float), df.iloc[:, 6].to_numpy(float)
-    return {"arrival": start, "duration": end - start, "job": df.iloc[:, 2].astype(str).to_numpy(),
-            "tasks": df.iloc[:, 1].to_numpy(np.int64),
-            "demand": np.column_stack([df.iloc[:, 7].to_numpy(float) / 100.0, df.iloc[:, 8].to_numpy(float)])}
+def _terminated(rows: list[list[str]], status: int, needed: tuple[int, ...]) -> list[list[str]]:
+    width = max(status, *needed) + 1
+    return [r for r in rows if len(r) >= width and r[status].strip() == "Terminated" and all(r[k].strip() for k in needed)]
+
+
+def _alibaba_2017(rows: list[list[str]]) -> dict[str, np.ndarray]:
+    rows = _terminated(rows, 5, (0, 1, 4, 6, 7))
+    create, end = _col(rows, 0), _col(rows, 1)
+    return {"arrival": create, "duration": end - create, "job": _col(rows, 2, object), "tasks": _col(rows, 4),
+            "demand": np.column_stack([_col(rows, 6) / 100.0, _col(rows, 7)]).reshape(-1, 2)}
+
+
+def _alibaba_2018(rows: list[list[str]]) -> dict[str, np.ndarray]:
+    rows = _terminated(rows, 4, (1, 5, 6, 7, 8))
+    start, end = _col(rows, 5), _col(rows, 6)
+    return {"arrival": start, "duration": end - start, "job": _col(rows, 2, object), "tasks": _col(rows, 1),
+            "demand": np.column_stack([_col(rows, 7) / 100.0, _col(rows, 8)]).reshape(-1, 2)}
 
 
 TRACE_FORMATS: dict[str, TraceFormat] = {
@@ -92,31 +102,30 @@ _CSV_REQUIRED = ("job", "arrival", "tasks", "duration")
 CSV_SCALE: int = 10**6
 
 
-def _csv_reader(resources: tuple[str, ...]) -> Callable[[Any], dict[str, np.ndarray]]:
-    def read(df: Any) -> dict[str, np.ndarray]:
-        out = {"arrival": df["arrival"].to_numpy(float), "duration": df["duration"].to_numpy(float),
-               "job": df["job"].astype(str).to_numpy(), "tasks": df["tasks"].to_numpy(float),
-               "demand": df[list(resources)].to_numpy(float)}
-        if "user" in df.columns:
-            out["user"] = df["user"].astype(str).to_numpy()
-        return out
-    return read
-
-
 def _csv_format(path: Path) -> TraceFormat:
-    with path.open() as fh:
-        header = [c.strip() for c in fh.readline().strip().split(",")]
+    with path.open(newline="") as fh:
+        header = [c.strip() for c in next(csv.reader(fh), [])]
     for c in _CSV_REQUIRED:
         if c not in header:
             raise InstanceError(f"{path}: column {c!r}: missing (csv needs {', '.join(_CSV_REQUIRED)} and resources)")
     res = tuple(c for c in header if c not in (*_CSV_REQUIRED, "user"))
     if not res:
         raise InstanceError(f"{path}: no resource columns")
-    return TraceFormat("csv", True, res, (CSV_SCALE,) * len(res), _csv_reader(res))
+    at = {c: k for k, c in enumerate(header)}
+
+    def read(rows: list[list[str]]) -> dict[str, np.ndarray]:
+        out = {"arrival": _col(rows, at["arrival"]), "duration": _col(rows, at["duration"]),
+               "job": _col(rows, at["job"], object), "tasks": _col(rows, at["tasks"]),
+               "demand": np.column_stack([_col(rows, at[r]) for r in res]).reshape(-1, len(res))}
+        if "user" in at:
+            out["user"] = _col(rows, at["user"], object)
+        return out
+
+    return TraceFormat("csv", True, res, (CSV_SCALE,) * len(res), read)
 
 
 def _check(path: Path, rows: dict[str, np.ndarray], first: int) -> None:
-    """Reject non-numeric, negative or non-finite values, naming the column."""
+    """Reject negative or non-finite values, naming the column."""
     for col in ("arrival", "duration", "tasks", "demand"):
         v = rows[col]
         bad = ~np.isfinite(v) | (v < 0) if col != "arrival" else ~np.isfinite(v)
@@ -128,26 +137,26 @@ def _check(path: Path, rows: dict[str, np.ndarray], first: int) -> None:
 
 
 def _chunks(path: Path, fmt: TraceFormat) -> Iterator[dict[str, np.ndarray]]:
-    import pandas as pd
-
-    kw: dict[str, Any] = {"chunksize": CHUNK_ROWS, "skipinitialspace": True}
-    if not fmt.header:
-        kw["header"] = None
     first = 0
-    try:
-        reader = pd.read_csv(path, **kw)
-        for df in reader:
-            if fmt.name == "csv":
-                df.columns = [str(c).strip() for c in df.columns]
-            try:
-                rows = fmt.read(df)
-            except (ValueError, TypeError, IndexError, KeyError) as exc:
-                raise InstanceError(f"{path}: rows {first + 1}-{first + len(df)}: not in {fmt.name} format ({exc})") from None
-            _check(path, rows, first)
-            first += len(df)
-            yield rows
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise InstanceError(f"{path}: not a {fmt.name} CSV file ({' '.join(str(exc).split())})") from None
+    with path.open(newline="") as fh:
+        reader = csv.reader(fh)
+        if fmt.header:
+            next(reader, None)
+        try:
+            while True:
+                rows = list(itertools.islice(reader, CHUNK_ROWS))
+                if not rows:
+                    return
+                try:
+                    cols = fmt.read(rows)
+                except (ValueError, IndexError) as exc:
+                    raise InstanceError(f"{path}: rows {first + 1}-{first + len(rows)}: not in {fmt.name} format "
+                                        f"({exc})") from None
+                _check(path, cols, first)
+                first += len(rows)
+                yield cols
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InstanceError(f"{path}: not a {fmt.name} CSV file ({' '.join(str(exc).split())})") from None
 
 
 def _sorted_rows(path: Path, fmt: TraceFormat, late: list[int]) -> Iterator[dict[str, np.ndarray]]:
@@ -212,7 +221,7 @@ def load_trace(path: str | Path, format: str = "alibaba-2017",
         raise InstanceError(f"format: unknown trace format {format!r} (known: {', '.join([*TRACE_FORMATS, 'csv'])})")
     if machines is None:
         raise InstanceError("machines: required for a trace (e.g. {\"count\": 400, \"cpu\": 64, \"mem\": 1.0})")
-    res, rows = machines_array(machines, list(fmt.resources))
+    _res, rows = machines_array(machines, list(fmt.resources))
     cap = np.array(rows, dtype=float) * np.asarray(fmt.scale, dtype=float)
     if np.any(np.abs(cap - np.rint(cap)) > 0) or np.any(cap > 2**50):
         raise InstanceError(f"machines: capacities must be multiples of the {fmt.name} resolution")

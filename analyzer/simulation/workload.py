@@ -139,7 +139,7 @@ def _number(path: str, v: Any, *, positive: bool = False, integer: bool = False)
     return float(v)
 
 
-def _exact(v: float | int) -> Fraction:
+def _exact(v: float) -> Fraction:
     return Fraction(v) if isinstance(v, int) else Fraction(repr(float(v)))
 
 
@@ -216,7 +216,7 @@ def workload_from_dict(data: Mapping[str, Any], name: str = "") -> Workload:
         raise InstanceError("workload: must be a table")
     unknown = set(data) - _TOP_KEYS
     if unknown:
-        raise InstanceError(f"{sorted(unknown)[0]}: unknown key (known: {', '.join(sorted(_TOP_KEYS))})")
+        raise InstanceError(f"{min(unknown)}: unknown key (known: {', '.join(sorted(_TOP_KEYS))})")
     if "machines" not in data:
         raise InstanceError("machines: missing (give [[machines]] with count and resources)")
     resources, rows = machines_array(data["machines"], None)
@@ -248,7 +248,7 @@ def _raw_job(p: str, j: Any, resources: list[str]) -> dict[str, Any]:
         raise InstanceError(f"{p}: must be a table")
     unknown = set(j) - _JOB_KEYS
     if unknown:
-        raise InstanceError(f"{p}.{sorted(unknown)[0]}: unknown key (known: {', '.join(sorted(_JOB_KEYS))})")
+        raise InstanceError(f"{p}.{min(unknown)}: unknown key (known: {', '.join(sorted(_JOB_KEYS))})")
     for key in ("user", "tasks", "demand", "duration"):
         if key not in j:
             raise InstanceError(f"{p}.{key}: missing")
