@@ -115,3 +115,9 @@ SCREEN_BATCH_ATOL: float = 1e-11
 #: solver of the same policy (relative to max(1, |x|)), e.g. exact CEEI
 #: against the Newton method.
 EXACT_AGREEMENT_RTOL: float = 1e-9
+
+#: Relative tolerance under which a policy's share function is recognised
+#: as ``max_j a_j u_j`` or ``sum_j a_j u_j`` on probe rows (the simulator's
+#: level jumps use the closed form, and re-check counts with the policy's
+#: own function).
+SHARE_FORM_RTOL: float = 1e-12

@@ -58,6 +58,34 @@ _DENSE: int = 256
 #: Points per step of the k-ary batch search.
 _GRID: int = 64
 _COMPLETE, _CANCEL = 0, 1
+#: A level jump is taken when it launches at least this many tasks.
+JUMP_MIN_PICKS: int = 16
+#: Bisection steps of the level search (and of the count check).
+_BISECT: int = 60
+
+
+def _level_counts(form: tuple[str, np.ndarray], U: np.ndarray, D: np.ndarray, w: np.ndarray,
+                  pend: np.ndarray) -> Callable[[float], np.ndarray]:
+    """``counts(L)``: per user, the tasks ``j >= 0`` whose key (share of
+    ``U + j D`` over the weight) is below ``L``, at most ``pend``, for a
+    share of the form ``max_r a_r u_r`` or ``sum_r a_r u_r``."""
+    name, a = form
+    if name == "max":
+        A = D * a
+        pos = A > 0
+        base = U * a
+        safe = np.where(pos, A, 1.0)
+
+        def counts(level: float) -> np.ndarray:
+            bound = np.where(pos, (level * w[:, None] - base) / safe, np.inf).min(axis=1)
+            return np.clip(np.ceil(bound), 0, pend)
+    else:
+        per, base_s = D @ a, U @ a
+
+        def counts(level: float) -> np.ndarray:
+            bound = np.where(per > 0, (level * w - base_s) / np.where(per > 0, per, 1.0), np.inf)
+            return np.clip(np.ceil(bound), 0, pend)
+    return counts
 
 
 @dataclass(eq=False)
@@ -282,8 +310,67 @@ class Engine:
                 lo = int(grid[f - 1]) if f else lo
         return hi
 
+    def _jump(self, t: float) -> None:
+        """Level jump (see the module docstring): every waiting user gets,
+        at once, its tasks whose key is below the largest level ``L`` at
+        which all of them fit in the pooled free space; placed user by user
+        in key order, stopping at the first user whose tasks first-fit
+        cannot all place."""
+        form = self.model.form
+        users = self.users
+        live = {i: (k, r) for k, r, v, i in self.heap if v == users[i].version and users[i].queue}
+        if form is None or len(live) < 2:
+            return
+        idx = np.fromiter(live, dtype=np.int64, count=len(live))
+        heads = [users[i].queue[0] for i in idx.tolist()]
+        D = np.array([s.demand for s in heads], dtype=float)
+        pend = np.array([s.pending for s in heads], dtype=float)
+        U = self.U[idx].astype(float)
+        w = np.array([users[i].weight for i in idx.tolist()])
+        cols = self.model.place_cols
+        F = self.free[:, cols].sum(axis=0).astype(float)
+        counts = _level_counts(form, U, D, w, pend)
+        lo = min(k for k, _ in live.values())
+        hi = float(self.model.shares(U + pend[:, None] * D).max() / w.min()) * 2 + 1
+        c_lo, c_hi = counts(lo), counts(hi)
+        if np.all(c_hi @ D[:, cols] <= F):
+            c_lo = c_hi
+        else:
+            for _ in range(_BISECT):
+                if np.array_equal(c_lo, c_hi):
+                    break
+                mid = (lo + hi) / 2
+                c_mid = counts(mid)
+                if np.all(c_mid @ D[:, cols] <= F):
+                    lo, c_lo = mid, c_mid
+                else:
+                    hi, c_hi = mid, c_mid
+        if c_lo.sum() < JUMP_MIN_PICKS:
+            return
+        c = c_lo.astype(np.int64)
+        # the closed form is checked against the policy's own share: drop picks at or above the level
+        for _ in range(_BISECT):
+            has = np.flatnonzero(c > 0)
+            over = has[self.model.shares(U[has] + (c[has] - 1)[:, None] * D[has]) / w[has] >= lo]
+            if not over.size:
+                break
+            c[over] -= 1
+        order = sorted(np.flatnonzero(c > 0).tolist(), key=lambda p: live[int(idx[p])])
+        for p in order:
+            i, s = int(idx[p]), heads[p]
+            fit = self._fits(s.demand, int(c[p]))
+            got = min(int(c[p]), int(fit.sum()))
+            if got:
+                self._launch(t, s, fit, got)
+                if s.pending == 0:
+                    users[i].queue.popleft()
+                self._push(i)
+            if got < c[p]:
+                break
+
     def _round(self, t: float) -> None:
         self._unblock()
+        self._jump(t)
         heap, users = self.heap, self.users
         while heap:
             _key, rank, ver, i = heapq.heappop(heap)

@@ -37,6 +37,7 @@ from models import Instance, PolicyError, get_policy
 from models.filling import FillingPolicy
 from models.policies.single_resource import SingleResource
 from models.policies.slots import SlotFairSharing
+from models.tolerances import SHARE_FORM_RTOL
 
 from .workload import Workload
 
@@ -69,6 +70,7 @@ class ShareModel:
     instance: Instance | None
     total: np.ndarray
     slot_demand: Any = None
+    form: tuple[str, np.ndarray] | None = None
 
     def extend(self, demand: np.ndarray) -> np.ndarray:
         """A scaled demand with the slot column appended when there is one."""
@@ -84,6 +86,34 @@ class ShareModel:
             return u[:, -1] / self.total[-1]
         m = self.instance.m
         return np.asarray(self.policy.shares_for(self.instance, u[:, :m], self.total[:m]), dtype=float)
+
+
+#: Random probe rows used to recognise a share function's form.
+FORM_PROBES: int = 64
+
+
+def detect_form(model: ShareModel) -> tuple[str, np.ndarray] | None:
+    """``("max", a)`` when the model's share is ``max_j a_j u_j`` on every
+    probe, ``("sum", a)`` when it is ``sum_j a_j u_j``, else ``None``.
+
+    ``a_j`` is the share of one unit of resource ``j`` alone; the probes
+    are the unit rows and random rows up to the capacities (seed 0). DRF
+    and CPU-only fairness are of the first form, asset fairness of the
+    second; the simulator uses the form for level jumps only.
+    """
+    M = model.columns
+    a = model.shares(np.eye(M))
+    rng = np.random.default_rng(0)
+    probe = rng.random((FORM_PROBES, M)) * model.total
+    probe[rng.random((FORM_PROBES, M)) < 0.3] = 0.0
+    got = model.shares(probe)
+    if not np.allclose(model.shares(2 * probe), 2 * got, rtol=SHARE_FORM_RTOL, atol=0.0):
+        raise PolicyError(f"policy {model.label!r}: its share is not a function of the resources a user holds "
+                          f"(doubling them must double it), so it cannot order users in a running cluster")
+    for name, guess in (("max", (probe * a).max(axis=1)), ("sum", probe @ a)):
+        if np.allclose(got, guess, rtol=SHARE_FORM_RTOL, atol=0.0):
+            return name, a
+    return None
 
 
 def share_model(policy: str | Any, workload: Workload, *, slot_tasks: str = "one", aware: str = "policy") -> ShareModel:
@@ -122,8 +152,10 @@ def share_model(policy: str | Any, workload: Workload, *, slot_tasks: str = "one
         place = every if aware == "all" else np.array([m])
         if aware == "all":
             place = np.arange(m + 1)
-        return ShareModel(label=pol.label, columns=m + 1, machines=mach, place_cols=place, policy=pol,
-                          instance=None, total=total, slot_demand=slot_demand)
+        model = ShareModel(label=pol.label, columns=m + 1, machines=mach, place_cols=place, policy=pol,
+                           instance=None, total=total, slot_demand=slot_demand)
+        model.form = detect_form(model)
+        return model
     cap = machines.sum(axis=0)
     inst = Instance.from_arrays(workload.real(cap), np.ones((1, m)), resources=list(workload.resources))
     reason = pol.supports(inst)
@@ -134,5 +166,7 @@ def share_model(policy: str | Any, workload: Workload, *, slot_tasks: str = "one
         col = pol.column(inst)
         assert col is not None  # supports() checked it
         place = np.array([col])
-    return ShareModel(label=pol.label, columns=m, machines=machines.copy(), place_cols=place, policy=pol,
-                      instance=inst, total=cap.astype(float))
+    model = ShareModel(label=pol.label, columns=m, machines=machines.copy(), place_cols=place, policy=pol,
+                       instance=inst, total=cap.astype(float))
+    model.form = detect_form(model)
+    return model
