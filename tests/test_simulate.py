@@ -295,3 +295,25 @@ def test_cli_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_bad_input(args: list[str], field: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(["simulate", str(ROOT / "examples" / "sim_section_7_1.toml"), *args], capsys)
     assert code == 2 and field in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batching_matches_one_task_per_decision(seed: int) -> None:
+    # on one machine placement cannot differ: batched runs equal the per-task loop exactly
+    w = random_workload(seed)
+    w["machines"] = [{"count": 1, "cpu": 18, "mem": 24}]
+    a, b = simulate(w, "drf"), simulate(w, "drf", batch=False)
+    assert [(j.job, j.start, j.finish) for j in a.jobs] == [(j.job, j.start, j.finish) for j in b.jobs]
+    assert a.stats["decisions"] <= b.stats["decisions"]
+
+
+@pytest.mark.parametrize("policy", ["drf", "asset"])
+def test_level_jumps_match_one_task_per_decision(policy: str) -> None:
+    rng = np.random.default_rng(7)
+    jobs = [{"user": f"u{k % 5}", "arrival": int(rng.integers(0, 50)), "tasks": int(rng.integers(100, 600)),
+             "demand": {"cpu": int(rng.integers(1, 4)), "mem": int(rng.integers(1, 6))},
+             "duration": [int(v) for v in rng.integers(5, 30, size=3)]} for k in range(12)]
+    w = wl(jobs, [{"count": 1, "cpu": 200, "mem": 300}])
+    a, b = simulate(w, policy), simulate(w, policy, batch=False)
+    assert [(j.job, j.start, j.finish) for j in a.jobs] == [(j.job, j.start, j.finish) for j in b.jobs]
+    assert a.stats["jumps"] > 0 and b.stats["jumps"] == 0 and a.stats["decisions"] < b.stats["decisions"]

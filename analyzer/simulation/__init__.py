@@ -22,7 +22,7 @@ from .result import JobRecord, SimulationResult
 from .traces import TRACE_FORMATS, load_trace
 from .workload import JobSpec, Workload, as_workload
 
-_OPTIONS = {"overcommit_penalty", "tie_break", "check_properties", "record_users", "slot_tasks", "aware", "progress"}
+_OPTIONS = {"batch", "overcommit_penalty", "tie_break", "check_properties", "record_users", "slot_tasks", "aware", "progress"}
 
 
 def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = "drf", *, until: float | None = None,
@@ -49,7 +49,9 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         envy-freeness up to one task at every event), ``record_users``
         (default True), ``slot_tasks`` (``one`` or ``fit``), ``aware``
         (``policy`` or ``all``), ``progress`` (a callable receiving the
-        number of tasks launched since the last call).
+        number of tasks launched since the last call), ``batch`` (default
+        True; False launches one task per decision and never jumps: the
+        per-instance baseline, same allocations up to machine placement).
 
     Returns
     -------
@@ -78,7 +80,8 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
     engine = Engine(w, model, until=None if until is None else float(until), seed=seed,
                     overcommit_penalty=opts.pop("overcommit_penalty", None), tie_break=opts.pop("tie_break", "index"),
                     check_properties=bool(opts.pop("check_properties", False)),
-                    record_users=bool(opts.pop("record_users", True)), progress=progress)
+                    record_users=bool(opts.pop("record_users", True)), progress=progress,
+                    batch=bool(opts.pop("batch", True)))
     if until is None and w.repeats:
         raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
     return engine.run()

@@ -60,31 +60,35 @@ _GRID: int = 64
 _COMPLETE, _CANCEL = 0, 1
 #: A level jump is taken when it launches at least this many tasks.
 JUMP_MIN_PICKS: int = 16
-#: Bisection steps of the level search (and of the count check).
+#: Bisection steps of the count check.
 _BISECT: int = 60
+#: Rounds of the k-ary level search (each evaluates ``_GRID`` levels at once).
+_GRID_ROUNDS: int = 4
 
 
 def _level_counts(form: tuple[str, np.ndarray], U: np.ndarray, D: np.ndarray, w: np.ndarray,
-                  pend: np.ndarray) -> Callable[[float], np.ndarray]:
-    """``counts(L)``: per user, the tasks ``j >= 0`` whose key (share of
-    ``U + j D`` over the weight) is below ``L``, at most ``pend``, for a
-    share of the form ``max_r a_r u_r`` or ``sum_r a_r u_r``."""
+                  pend: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``counts(levels)``: for each level ``L`` (shape (G,)) and user, the
+    tasks ``j >= 0`` whose key (share of ``U + j D`` over the weight) is
+    below ``L``, at most ``pend``; shape (G, a). For a share of the form
+    ``max_r a_r u_r`` or ``sum_r a_r u_r``."""
     name, a = form
     if name == "max":
         A = D * a
         pos = A > 0
-        base = U * a
-        safe = np.where(pos, A, 1.0)
+        base = np.where(pos, U * a, 0.0)
+        inv = np.where(pos, 1.0 / np.where(pos, A, 1.0), 0.0)
+        wide = np.where(pos, 0.0, np.inf)
 
-        def counts(level: float) -> np.ndarray:
-            bound = np.where(pos, (level * w[:, None] - base) / safe, np.inf).min(axis=1)
+        def counts(levels: np.ndarray) -> np.ndarray:
+            bound = ((levels[:, None, None] * w[None, :, None] - base) * inv + wide).min(axis=2)
             return np.clip(np.ceil(bound), 0, pend)
     else:
         per, base_s = D @ a, U @ a
+        inv_s = np.where(per > 0, 1.0 / np.where(per > 0, per, 1.0), np.inf)
 
-        def counts(level: float) -> np.ndarray:
-            bound = np.where(per > 0, (level * w - base_s) / np.where(per > 0, per, 1.0), np.inf)
-            return np.clip(np.ceil(bound), 0, pend)
+        def counts(levels: np.ndarray) -> np.ndarray:
+            return np.clip(np.ceil((levels[:, None] * w - base_s) * inv_s), 0, pend)
     return counts
 
 
@@ -117,7 +121,7 @@ class Engine:
 
     def __init__(self, workload: Workload, model: ShareModel, *, until: float | None, seed: int,
                  overcommit_penalty: dict[str, float] | None, tie_break: str, check_properties: bool,
-                 record_users: bool, progress: Callable[[int], None] | None) -> None:
+                 record_users: bool, progress: Callable[[int], None] | None, batch: bool = True) -> None:
         if tie_break not in TIE_BREAKS:
             raise PolicyError(f"tie_break: must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
         self.w, self.model = workload, model
@@ -152,9 +156,10 @@ class Engine:
         self.record_users = record_users
         self.log_t, self.log_u, self.log_k, self.log_d = array("d"), array("q"), array("q"), array("q")
         self.check = check_properties
+        self.batch = batch
         self.violations: list[dict[str, Any]] = []
         self.progress = progress
-        self.launched = self.finished = self.decisions = self.nevents = 0
+        self.launched = self.finished = self.decisions = self.nevents = self.jumps = 0
         self.repeats: dict[str, int] = {}
 
     # ------------------------------------------------------------ users
@@ -331,20 +336,21 @@ class Engine:
         F = self.free[:, cols].sum(axis=0).astype(float)
         counts = _level_counts(form, U, D, w, pend)
         lo = min(k for k, _ in live.values())
-        hi = float(self.model.shares(U + pend[:, None] * D).max() / w.min()) * 2 + 1
-        c_lo, c_hi = counts(lo), counts(hi)
-        if np.all(c_hi @ D[:, cols] <= F):
-            c_lo = c_hi
-        else:
-            for _ in range(_BISECT):
-                if np.array_equal(c_lo, c_hi):
-                    break
-                mid = (lo + hi) / 2
-                c_mid = counts(mid)
-                if np.all(c_mid @ D[:, cols] <= F):
-                    lo, c_lo = mid, c_mid
-                else:
-                    hi, c_hi = mid, c_mid
+        hi = float((self.model.shares(U + pend[:, None] * D) / w).max()) * (1 + 2.0**-20) + 2.0**-60
+        need = D[:, cols]
+        c_lo = counts(np.array([lo]))[0]
+        for _ in range(_GRID_ROUNDS):
+            grid = np.linspace(lo, hi, _GRID + 1)[1:]
+            C = counts(grid)  # (G, a)
+            ok = np.all(C @ need <= F, axis=1)
+            f = int(np.argmin(ok)) if not ok.all() else ok.size
+            if f:
+                lo, c_lo = float(grid[f - 1]), C[f - 1]
+            if f == ok.size:
+                break
+            hi = float(grid[f])
+            if np.array_equal(c_lo, C[f]):
+                break
         if c_lo.sum() < JUMP_MIN_PICKS:
             return
         c = c_lo.astype(np.int64)
@@ -355,6 +361,7 @@ class Engine:
             if not over.size:
                 break
             c[over] -= 1
+        self.jumps += 1
         order = sorted(np.flatnonzero(c > 0).tolist(), key=lambda p: live[int(idx[p])])
         for p in order:
             i, s = int(idx[p]), heads[p]
@@ -370,7 +377,8 @@ class Engine:
 
     def _round(self, t: float) -> None:
         self._unblock()
-        self._jump(t)
+        if self.batch:
+            self._jump(t)
         heap, users = self.heap, self.users
         while heap:
             _key, rank, ver, i = heapq.heappop(heap)
@@ -386,7 +394,7 @@ class Engine:
                 self.blocked.add(i)
                 u.version += 1
                 continue
-            k = self._count(i, s.demand, min(total, s.pending), rank)
+            k = self._count(i, s.demand, min(total, s.pending), rank) if self.batch else 1
             self._launch(t, s, counts, k)
             if s.pending == 0:
                 u.queue.popleft()
@@ -506,7 +514,7 @@ class Engine:
             if self.record_users else None,
             demands=np.array(self.demands, dtype=np.int64).reshape(-1, m),
             job_records=tuple(self.jobs.values()), violations=tuple(self.violations), work=self.work.copy(),
-            stats={"decisions": self.decisions, "events": self.nevents, "tasks_launched": self.launched,
+            stats={"decisions": self.decisions, "jumps": self.jumps, "events": self.nevents, "tasks_launched": self.launched,
                    "seconds": seconds, "interrupted": interrupted, "late_arrivals": self.w.late[0],
                    "tasks_running": self.launched - self.finished, "checked": self.check},
         )
