@@ -104,6 +104,7 @@ class _Spec:
     started: int = 0  # tasks launched so far (cycles the durations)
     truncated: bool = False
     generation: int = 0
+    need: tuple[int, ...] = ()  # demand in the placement columns
 
 
 @dataclass(eq=False)
@@ -187,7 +188,8 @@ class Engine:
     def _admit(self, spec: JobSpec, t: float, generation: int = 0) -> None:
         i = self._user(spec.user)
         demand = self.model.extend(spec.demand)
-        s = _Spec(spec=spec, user=i, demand=demand, pending=spec.tasks, index=len(self.demands), generation=generation)
+        s = _Spec(spec=spec, user=i, demand=demand, pending=spec.tasks, index=len(self.demands), generation=generation,
+                  need=tuple(int(v) for v in demand[self.model.place_cols]))
         self.demands.append(spec.demand)
         job = spec.job if not generation else f"{spec.job}@{generation}"
         rec = self.jobs.get(job)
@@ -380,6 +382,7 @@ class Engine:
         if self.batch:
             self._jump(t)
         heap, users = self.heap, self.users
+        failed: list[tuple[int, ...]] = []  # needs that fit nowhere this round (free space only shrinks)
         while heap:
             _key, rank, ver, i = heapq.heappop(heap)
             u = users[i]
@@ -387,8 +390,14 @@ class Engine:
                 continue
             s = u.queue[0]
             self.decisions += 1
-            counts = self._fits(s.demand, s.pending)
-            total = int(counts.sum())
+            need = s.need
+            if any(all(a >= b for a, b in zip(need, f, strict=True)) for f in failed):
+                total = 0
+            else:
+                counts = self._fits(s.demand, s.pending)
+                total = int(counts.sum())
+                if total == 0:
+                    failed.append(need)
             if total == 0:
                 u.blocked = True
                 self.blocked.add(i)
