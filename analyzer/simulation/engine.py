@@ -278,14 +278,17 @@ class Engine:
             return
         cols = self.model.place_cols
         F = self.free[ch][:, cols]
-        top = F.max(axis=0)
-        for i in list(self.blocked):
-            u = self.users[i]
-            need = u.queue[0].demand[cols]
-            if np.all(need <= top) and np.any(np.all(F >= need, axis=1)):
-                u.blocked = False
-                self.blocked.discard(i)
-                self._push(i)
+        who = list(self.blocked)
+        N = np.array([self.users[i].queue[0].need for i in who], dtype=np.int64)
+        cand = np.flatnonzero(np.all(N <= F.max(axis=0), axis=1))
+        if not cand.size:
+            return
+        ok = np.any(np.all(F[None, :, :] >= N[cand][:, None, :], axis=2), axis=1)
+        for p in cand[ok].tolist():
+            i = who[p]
+            self.users[i].blocked = False
+            self.blocked.discard(i)
+            self._push(i)
 
     def _count(self, i: int, d: np.ndarray, J: int, rank: float) -> int:
         """Tasks user ``i`` wins before the next user in the heap (at most ``J``)."""
