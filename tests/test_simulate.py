@@ -272,7 +272,7 @@ def test_cli_side_by_side_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFi
                             "--plot", str(tmp_path / "f.png")], capsys)
     assert code == 0 and (tmp_path / "f.png").stat().st_size > 0
     runs = json.loads(out)["simulations"]
-    assert [r["policy"] for r in runs] == ["drf", "slots", "single-resource:resource=cpu"]
+    assert [r["policy"] for r in runs] == ["drf", "slots:slots=4", "single-resource:resource=cpu"]
     assert runs[0]["utilization_mean"]["mem"] <= 1.0 < runs[1]["stats"]["tasks_launched"]
 
 

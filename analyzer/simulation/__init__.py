@@ -82,6 +82,8 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
                     check_properties=bool(opts.pop("check_properties", False)),
                     record_users=bool(opts.pop("record_users", True)), progress=progress,
                     batch=bool(opts.pop("batch", True)))
+    if isinstance(policy, str):
+        model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
     if until is None and w.repeats:
         raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
     return engine.run()
