@@ -161,7 +161,7 @@ class Engine:
         self.violations: list[dict[str, Any]] = []
         self.progress = progress
         self.launched = self.finished = self.decisions = self.nevents = self.jumps = 0
-        self.repeats: dict[str, int] = {}
+        self._reopened_heads: dict[int, _Spec] = {}
 
     # ------------------------------------------------------------ users
     def _user(self, name: str) -> int:
@@ -269,26 +269,50 @@ class Engine:
         c = cols[pos]
         return (self.free[:, c] // need[pos]).min(axis=1)
 
-    def _unblock(self) -> None:
+    def _unblock(self) -> tuple[list[int], np.ndarray]:
+        """Give blocked users that fit on a machine freed since the last
+        round a heap entry again; return them and those machines (the only
+        ones where they can fit: they fitted nowhere when blocked)."""
         if not self.changed:
-            return
+            return [], np.zeros(0, dtype=np.int64)
         ch = np.unique(np.concatenate(self.changed))
         self.changed = []
         if not self.blocked:
-            return
-        cols = self.model.place_cols
-        F = self.free[ch][:, cols]
+            return [], ch
         who = list(self.blocked)
-        N = np.array([self.users[i].queue[0].need for i in who], dtype=np.int64)
-        cand = np.flatnonzero(np.all(N <= F.max(axis=0), axis=1))
-        if not cand.size:
-            return
-        ok = np.any(np.all(F[None, :, :] >= N[cand][:, None, :], axis=2), axis=1)
-        for p in cand[ok].tolist():
-            i = who[p]
+        cand = self._fit_somewhere(who, ch)
+        for i in cand:
             self.users[i].blocked = False
             self.blocked.discard(i)
             self._push(i)
+        self._reopened_heads = {i: self.users[i].queue[0] for i in cand}
+        return cand, ch
+
+    def _fit_somewhere(self, who: list[int], ch: np.ndarray) -> list[int]:
+        """The users of ``who`` whose next task fits on one of machines ``ch``."""
+        F = self.free[ch][:, self.model.place_cols]
+        N = np.array([self.users[i].queue[0].need for i in who], dtype=np.int64).reshape(len(who), -1)
+        cand = np.flatnonzero(np.all(N <= F.max(axis=0, initial=0), axis=1))
+        if not cand.size:
+            return []
+        ok = np.any(np.all(F[None, :, :] >= N[cand][:, None, :], axis=2), axis=1)
+        return [who[p] for p in cand[ok].tolist()]
+
+    def _reblock(self, reopened: list[int], ch: np.ndarray) -> None:
+        """After a level jump, block again at once the reopened users whose
+        task no longer fits on the freed machines (instead of one decision
+        each)."""
+        users = self.users
+        heads = self._reopened_heads
+        live = [i for i in reopened if users[i].queue and not users[i].blocked and users[i].queue[0] is heads[i]]
+        if len(live) < 2:
+            return
+        keep = set(self._fit_somewhere(live, ch))
+        for i in live:
+            if i not in keep:
+                users[i].blocked = True
+                users[i].version += 1
+                self.blocked.add(i)
 
     def _count(self, i: int, d: np.ndarray, J: int, rank: float) -> int:
         """Tasks user ``i`` wins before the next user in the heap (at most ``J``)."""
@@ -381,9 +405,11 @@ class Engine:
                 break
 
     def _round(self, t: float) -> None:
-        self._unblock()
+        reopened, ch = self._unblock()
         if self.batch:
             self._jump(t)
+            if reopened:
+                self._reblock(reopened, ch)
         heap, users = self.heap, self.users
         failed: list[tuple[int, ...]] = []  # needs that fit nowhere this round (free space only shrinks)
         while heap:
