@@ -22,6 +22,18 @@ machine index first) with numpy cumulative counts of how many fit on each
 machine. Tasks of one batch that finish at the same time are one event, so
 the cost grows with decisions and events, not with task instances.
 
+Level jumps: at the start of a round, when the policy's share has the form
+``max_j a_j u_j`` or ``sum_j a_j u_j`` (:func:`.keys.detect_form`), every
+waiting user gets at once its tasks whose key is below the highest level
+``L`` at which all of them fit in the pooled free space (found by a k-ary
+search over vectorised closed-form counts; counts are re-checked with the
+policy's own share). They are placed user by user in key order; the jump
+stops at the first user whose tasks first-fit cannot all place, and single
+decisions take over. On one machine this is exactly the one-task-at-a-time
+order; on several, a user's tasks of one jump are placed together. Users
+unblocked because a machine freed space can fit only on the freed
+machines: after the jump they are re-checked there at once, vectorised.
+
 Over-commit: a machine can be given more than it has of a resource the
 scheduler does not check (slots, CPU-only fairness). Tasks launched on it
 then run slower, as if swapping: their duration is multiplied by
@@ -105,6 +117,8 @@ class _Spec:
     truncated: bool = False
     generation: int = 0
     need: tuple[int, ...] = ()  # demand in the placement columns
+    record: Any = None  # the JobRecord of its job
+    real: Any = None  # demand in resource units (work accounting)
 
 
 @dataclass(eq=False)
@@ -178,6 +192,20 @@ class Engine:
     def _key(self, i: int) -> float:
         return float(self.model.shares(self.U[i][None, :])[0]) / self.users[i].weight
 
+    def _push_many(self, idx: list[int]) -> None:
+        """Unblock ``idx`` and push them, keys computed in one call."""
+        if not idx:
+            return
+        users = self.users
+        keys = self.model.shares(self.U[idx]).tolist()
+        for i, key in zip(idx, keys, strict=True):
+            u = users[i]
+            u.blocked = False
+            self.blocked.discard(i)
+            u.version += 1
+            if u.queue:
+                heapq.heappush(self.heap, (key / u.weight, u.rank, u.version, i))
+
     def _push(self, i: int) -> None:
         u = self.users[i]
         u.version += 1
@@ -196,6 +224,7 @@ class Engine:
         if rec is None:
             self.jobs[job] = rec = JobRecord(job=job, user=spec.user, arrival=t)
         rec.open += 1
+        s.record, s.real = rec, self.w.real(spec.demand)
         u = self.users[i]
         was_idle = not u.queue
         u.queue.append(s)
@@ -219,7 +248,7 @@ class Engine:
         s.running -= k
         s.done += k
         self.finished += k
-        rec = self.jobs[self._job(s)]
+        rec = s.record
         rec.finish = t
         rec.tasks += k
         if s.pending == 0 and s.running == 0:
@@ -239,11 +268,8 @@ class Engine:
             self.blocked.discard(s.user)
         self._push(s.user)
 
-    def _job(self, s: _Spec) -> str:
-        return s.spec.job if not s.generation else f"{s.spec.job}@{s.generation}"
-
     def _spec_done(self, s: _Spec, t: float) -> None:
-        rec = self.jobs[self._job(s)]
+        rec = s.record
         rec.open -= 1
         rec.truncated = rec.truncated or s.truncated
         if rec.finish is None:
@@ -281,10 +307,7 @@ class Engine:
             return [], ch
         who = list(self.blocked)
         cand = self._fit_somewhere(who, ch)
-        for i in cand:
-            self.users[i].blocked = False
-            self.blocked.discard(i)
-            self._push(i)
+        self._push_many(cand)
         self._reopened_heads = {i: self.users[i].queue[0] for i in cand}
         return cand, ch
 
@@ -363,10 +386,14 @@ class Engine:
         w = np.array([users[i].weight for i in idx.tolist()])
         cols = self.model.place_cols
         F = self.free[:, cols].sum(axis=0).astype(float)
+        need = D[:, cols]
+        with np.errstate(divide="ignore"):
+            room = np.where(need > 0, F / np.where(need > 0, need, 1.0), np.inf).min(axis=1)
+        if np.minimum(room, pend).sum() < JUMP_MIN_PICKS:
+            return  # even the pooled space cannot hold a worthwhile jump
         counts = _level_counts(form, U, D, w, pend)
         lo = min(k for k, _ in live.values())
         hi = float((self.model.shares(U + pend[:, None] * D) / w).max()) * (1 + 2.0**-20) + 2.0**-60
-        need = D[:, cols]
         c_lo = counts(np.array([lo]))[0]
         for _ in range(_GRID_ROUNDS):
             grid = np.linspace(lo, hi, _GRID + 1)[1:]
@@ -452,14 +479,13 @@ class Engine:
         s.pending -= k
         s.running += k
         self.launched += k
-        rec = self.jobs[self._job(s)]
+        rec = s.record
         if rec.start is None:
             rec.start = t
         self._log(t, s, k)
         for when, mk, ck, dur in self._finish_groups(t, s, mach, take, k):
             self._event(when, _COMPLETE, (s, mk, ck, int(ck.sum())))
-            m = len(self.w.resources)
-            self.work += float(dur) * self.w.real(d[:m])
+            self.work += dur * s.real
         s.started += k
 
     def _finish_groups(self, t: float, s: _Spec, mach: np.ndarray, take: np.ndarray,
