@@ -39,16 +39,19 @@ def trace_path() -> Path | None:
 
 
 def run(path: Path, until: float | None, batch: bool) -> tuple[float, int, dict]:
+    """Wall seconds, instances launched, stats (with the process CPU seconds)."""
     w = load_trace(path, machines=MACHINES)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     r = simulate(w, "drf", until=until, record_users=False, batch=batch)
-    return time.perf_counter() - t0, r.stats["tasks_launched"], r.stats | {"end": r.end, "util": r.utilization_mean}
+    cpu = time.process_time() - c0
+    return time.perf_counter() - t0, r.stats["tasks_launched"], r.stats | {"end": r.end, "util": r.utilization_mean,
+                                                                           "cpu": cpu}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--until", type=float, default=None, help="stop the DRF run at this trace time (default: all)")
-    ap.add_argument("--prefix", type=float, default=7000.0, help="trace time simulated by the baseline")
+    ap.add_argument("--prefix", type=float, default=1500.0, help="trace time simulated by the baseline")
     args = ap.parse_args()
     path = trace_path()
     if path is None:
@@ -60,6 +63,7 @@ def main() -> int:
     sec, n, stats = run(path, args.until, batch=True)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     report(f"DRF, whole table ({n:,} instances, simulated to t={stats['end']:.0f} s)", sec, "goal <= 60 s")
+    report("  of which CPU time of this process", stats["cpu"])
     print(f"{'instances per second (batched)':<60s} {n / sec:12,.0f}    goal >= 1,000,000")
     print(f"{'instances per second (per-task baseline)':<60s} {base_n / base_s:12,.0f}")
     ratio("batched vs per-task loop (instances per second)", n / base_n * base_s, sec)
