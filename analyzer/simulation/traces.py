@@ -179,6 +179,7 @@ def _sorted_rows(path: Path, fmt: TraceFormat, late: list[int]) -> Iterator[dict
 
 
 def _specs(path: Path, fmt: TraceFormat, late: list[int]) -> Iterator[JobSpec]:
+    late[0] = 0  # counted afresh by every pass over the file
     scale = np.asarray(fmt.scale, dtype=float)
     for rows in _sorted_rows(path, fmt, late):
         dem = np.rint(rows["demand"] * scale).astype(np.int64)
