@@ -14,6 +14,7 @@ from analyzer.api import solve
 from analyzer.properties._batch import fill_batch
 from analyzer.properties.strategy_proofness import StrategyProofness
 from models import get_policy
+from models.filling import FillingPolicy
 from models.tolerances import CROSSCHECK_RTOL
 from tests._policies import BalancedFirst
 from tests.strategies import random_instance
@@ -72,6 +73,31 @@ def test_batch_filling_matches_the_policy_solver() -> None:
             for k in range(2):
                 other = Instance.from_arrays(inst.capacity, D[k], weights=inst.weights, max_tasks=inst.max_tasks)
                 np.testing.assert_allclose(xb[k], pol.solve(other).x, rtol=CROSSCHECK_RTOL)
+
+
+class _FirstResourceOnly(FillingPolicy):
+    """Max-min on the first resource's share: users without it have share 0
+    (the second, DRF, filling phase)."""
+
+    name = "test-first-resource"
+
+    def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        return demands[:, 0] / capacity[0]
+
+
+def test_batch_filling_has_the_zero_share_phase() -> None:
+    """The batch fills users with a zero share of one task in the second
+    (DRF) phase, as the policy's own solver does (audit of issue 12: the
+    batch used to divide by the zero share and screen nothing)."""
+    rng = np.random.default_rng(2)
+    pol = _FirstResourceOnly()
+    seen = 0
+    for _ in range(40):
+        inst = random_instance(rng, n_max=5, m_max=3)
+        seen += int((inst.demands[:, 0] == 0).any())
+        xb = fill_batch(pol, inst.demands[None], inst.capacity, inst.weights, inst.max_tasks[None])
+        np.testing.assert_allclose(xb[0], pol.solve(inst).x, rtol=CROSSCHECK_RTOL, atol=CROSSCHECK_RTOL)
+    assert seen > 5
 
 
 def test_batch_ceei_matches_the_conic_program() -> None:
