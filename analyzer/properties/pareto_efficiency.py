@@ -39,6 +39,14 @@ class ParetoEfficiency(Property):
     allocation in the :class:`Violation` raises every such user in turn in
     exact arithmetic.
 
+    No search is needed, so nothing is left untried: every Pareto
+    improvement, however many users it raises, raises some user ``i`` with
+    everybody else at least as well off, and then ``x + (x'_i - x_i) e_i``
+    alone is feasible (it uses no more of any resource than ``x'``). In
+    the discrete setting the same argument with one whole task: some user
+    fits one more task on the pooled capacities. With machines the task
+    placement would matter, which the check refuses.
+
     Examples
     --------
     >>> from models import Instance
