@@ -22,8 +22,11 @@ ALL = ["sharing-incentive", "envy-freeness", "pareto-efficiency", "strategy-proo
 def test_paper_example_discrete_drf() -> None:
     inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]], users=["A", "B"])
     for prop in ALL:
-        if prop != "strategy-proofness":
+        if prop not in ("strategy-proofness", "resource-monotonicity"):
             assert check("drf", inst, prop, mode="discrete") is None, prop
+    # DRF is not resource monotone (Table 2); here whole tasks lose one when r0 grows 16-fold
+    v = check("drf", inst, "resource-monotonicity", mode="discrete")
+    assert v is not None and v.exact and v.deviation["factor"] == "16"
 
 
 def test_discrete_drf_pays_a_bundled_report() -> None:
