@@ -117,3 +117,60 @@ def test_batch_ceei_matches_the_conic_program() -> None:
             ref = pol.solve(inst).x
         assert ok[0], inst.describe()
         np.testing.assert_allclose(x[0], ref, rtol=CROSSCHECK_RTOL, atol=CROSSCHECK_RTOL)
+
+
+ONE_RESOURCE = """
+[resources]
+cpu = 5
+
+[users.A]
+demand = { cpu = 1 }
+
+[users.B]
+demand = { cpu = 2 }
+"""
+
+
+def test_cli_check_finds_a_rescaled_report_on_one_resource(tmp_path, capsys) -> None:
+    """Issue 12 acceptance, on another instance: R = <5>, A <1>, B <2>;
+    leximin-tasks gives 5/3 each; A reporting <c> gets 5/(c + 2) reported
+    tasks, worth 5c/(c + 2) > 5/3 for every c > 1."""
+    from analyzer.cli import main
+
+    p = tmp_path / "one.toml"
+    p.write_text(ONE_RESOURCE)
+    code = main(["check", str(p), "--policy", "leximin-tasks", "--property", "strategy-proofness"])
+    out = capsys.readouterr().out
+    assert code == 1 and "VIOLATED" in out and "exact arithmetic" in out
+    assert main(["check", str(p), "--policy", "drf", "--property", "strategy-proofness"]) == 0
+
+
+def test_rescaled_lie_is_exact_and_replays() -> None:
+    """A rescaled report is verified exactly and replays; the report keeps
+    its scale (it is not normalised to coprime integers)."""
+    inst = Instance.from_exact([7, 3], [[1, 1], [2, 1]])
+    v = check("leximin-tasks", inst, "strategy-proofness")
+    assert v is not None and v.exact
+    assert _replay("leximin-tasks", inst, v.deviation) == Fraction(v.after["tasks"]) > Fraction(v.before["tasks"])
+
+
+def test_scale_dependent_user_policy_is_searched_over_scales() -> None:
+    """A user-written filling policy (not declared scale-invariant) whose
+    share of one task is the task count: the scale search finds the lie on
+    one resource, where the direction search has nothing to try."""
+    class PerTask(FillingPolicy):
+        name = "test-per-task"
+
+        def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+            return demands[:, 0] * 0 + 1
+
+    inst = Instance.from_exact([12], [[1], [3]])
+    v = check(PerTask(), inst, "strategy-proofness")
+    assert v is not None and v.exact and v.user == "u0"
+
+
+def test_declared_scale_invariance_skips_the_scale_search() -> None:
+    """DRF declares scale invariance: on one resource nothing is searched."""
+    inst = Instance.from_exact([12], [[1], [3]])
+    assert StrategyProofness().margin("drf", inst) == float("inf")
+    assert StrategyProofness().margin("leximin-tasks", inst) < 0
