@@ -53,6 +53,10 @@ class Policy(ABC):
     #: searched over report scales too. ``tests/test_scale_invariance.py``
     #: proves each declaration on random instances.
     scale_invariant: ClassVar[bool] = False
+    #: True when the continuous allocation places tasks on the instance's
+    #: machine types (DRFH): a task runs only where it fits, so feasibility
+    #: (Pareto efficiency) is judged per machine type, not on the pool.
+    places_tasks: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.parameters))

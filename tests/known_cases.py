@@ -142,6 +142,14 @@ HDRF_FIRST = {"resources": {"cpu": 1, "gpu": 1},
                         "n21": {"demand": {"cpu": 1}, "group": "n2"},
                         "n22": {"demand": {"gpu": 1}, "group": "n2"}}}
 
+#: DRFH's example (Wang, Liang, Li, INFOCOM 2014, Section III; examples/two_servers.toml):
+#: R = <14, 14> as a memory-rich server <2, 12> and a cpu-rich one <12, 2>; A <1/5, 1>
+#: on the first, B <1, 1/5> on the second, 10 tasks each. Both pooled resources
+#: have 2 left, yet each server is full in the resource its user needs.
+TWO_SERVERS = {"resources": {"cpu": 14, "mem": 14},
+               "users": {"A": {"demand": {"cpu": "1/5", "mem": 1}}, "B": {"demand": {"cpu": 1, "mem": "1/5"}}},
+               "machines": [{"count": 1, "cpu": 2, "mem": 12}, {"count": 1, "cpu": 12, "mem": 2}]}
+
 ALL_FILLING_PE = ("drf", "asset", "leximin-tasks", "single-resource", "slots", "hdrf", "hdrf-naive", "drfh")
 
 CASES: tuple[Case, ...] = (
@@ -195,6 +203,11 @@ CASES: tuple[Case, ...] = (
     Case(("static",), PE, ONE, False, "one resource, no caps: the slices use all of it"),
     Case(("hdrf-naive",), PE, HDRF_FIRST, True, "the naive recursion leaves half the cpu idle (SoCC 2013, Section 3)",
          raw=True),
+    Case(("drfh",), PE, TWO_SERVERS, False,
+         "DRFH is Pareto optimal on its machines (Wang et al., INFOCOM 2014, Section IV): pooled slack is on the "
+         "server the other user's tasks do not fit", raw=True),
+    Case(("drfh",), BBF, TWO_SERVERS, True,
+         "bottleneck-based fairness is defined on one pool (Dolev et al.): no pooled resource is full", raw=True),
     Case(("hdrf",), PE, HDRF_FIRST, False, "H-DRF gives n21 the whole cpu, gpu split 1/2, 1/2: all full",
          raw=True),
     # ---------------------------------------------- single-resource fairness
