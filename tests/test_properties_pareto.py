@@ -91,3 +91,21 @@ def test_placement_aware_pareto_for_policies_that_place_tasks() -> None:
     assert check("drfh", inst, "pareto-efficiency") is None
     v = check(HalfDRFH(), inst, "pareto-efficiency")
     assert v is not None and not v.exact and float(v.after["tasks"][v.user]) > float(v.before["tasks"][v.user])
+
+
+def test_numeric_room_is_judged_relative_to_the_users_tasks() -> None:
+    """Audit of issue 12: for a policy without an exact solver, solver noise
+    (here 2e-7 relative) left on a resource is no Pareto improvement; the
+    room is confirmed against the user's tasks, not against 0."""
+    from models import Allocation, get_policy
+
+    class NoisyDRF(Policy):
+        name = "test-noisy-drf"
+
+        def solve(self, instance: Instance) -> Allocation:
+            x = get_policy("drf").solve(instance).x * (1 - 2e-7)
+            return Allocation(instance=instance, x=x, policy=self.label)
+
+    inst = Instance.from_exact([3, 40], [[1, 0], [0, 1]])
+    assert check(NoisyDRF(), inst, "pareto-efficiency") is None
+    assert check(EqualSplit(), inst, "pareto-efficiency") is not None

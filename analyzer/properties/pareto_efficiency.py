@@ -108,7 +108,7 @@ class ParetoEfficiency(Property):
         raised: list[int] = []
         for i in cand:
             room = _room(D[i], slack, K[i], better[i], ev.mode)
-            if room is not None and ev.below(0, room):
+            if room is not None and ev.below(better[i], better[i] + room):  # relative to its tasks when numeric
                 better[i] = better[i] + room
                 slack = [s - room * d for s, d in zip(slack, D[i], strict=True)]
                 raised.append(int(i))
