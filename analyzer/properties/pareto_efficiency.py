@@ -55,7 +55,10 @@ class ParetoEfficiency(Property):
     then solves the LP "maximise ``sum_i x'_i`` over placements ``y_il >= 0``
     (only where user ``i``'s task fits type ``l``) with ``x'_i = sum_l y_il``,
     ``x' >= x``, caps and every type's capacities" (scipy/HiGHS) and reports
-    a numerically confirmed improvement.
+    a numerically confirmed improvement. For a policy without an exact
+    solver a user's room is confirmed relative to its tasks (``x_i`` below
+    ``x_i + room`` by the confirmation margin), so that solver noise left on
+    a resource is not reported as an improvement.
 
     Examples
     --------
