@@ -181,6 +181,9 @@ class FillState:
         the decision loop is much faster than on numpy arrays).
     placed : list of dict
         Per machine, ``user index -> tasks`` placed on it.
+    extra : dict
+        What a policy keeps from one allocation step to the next on the
+        same state (e.g. Mesos's allocation counts; see :class:`Engine`).
     """
 
     instance: Instance
@@ -188,6 +191,7 @@ class FillState:
     tasks: list[int]
     free: list[list[int]]
     placed: list[dict[int, int]]
+    extra: dict[str, Any] = field(default_factory=dict)
     _rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     def demand(self, i: int) -> tuple[tuple[int, int], ...]:

@@ -34,9 +34,9 @@ from fractions import Fraction
 from typing import Any
 
 from ..discrete import FillState, _Run, integer_steps
+from ..hierarchy import ROOT, Tree
 from ..instance import Instance
 from ..policy import register
-from ..hierarchy import ROOT, Tree
 from ._common import VariantPolicy, VariantShare, totals
 
 

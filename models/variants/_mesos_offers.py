@@ -1,0 +1,180 @@
+"""One round of Mesos coarse offers (see :mod:`models.variants.mesos`).
+
+Without roles the round is a loop over agents with a heap of clients keyed
+``(double share, allocation count, path rank)``; it is written once, on
+numpy arrays, and compiled with numba when numba is installed (imported
+lazily, on the first round); without numba the same function runs as
+Python. Both give identical results: the same IEEE ``double`` operations in
+the same order, integer arithmetic elsewhere. With roles every agent sorts
+the role tree again (Python).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..discrete import _Run
+from ..hierarchy import Tree
+from ._common import demand_floor
+
+if TYPE_CHECKING:
+    from .mesos import MesosShare
+
+#: More tasks than any machine can hold (caps of unbounded users).
+_ALL = 1 << 62
+#: The compiled kernel (``None`` before the first use, ``False`` without numba).
+_COMPILED: Any = None
+
+
+def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.ndarray, num: np.ndarray,
+                 den: np.ndarray, T: np.ndarray, w: np.ndarray, rank: np.ndarray, counts: np.ndarray,
+                 tasks: np.ndarray, floor: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, int]:
+    """The round without roles; returns the accepted offers as rows
+    ``(agent, user, tasks)`` and the number of offers made. ``tasks`` and
+    ``counts`` are updated in place, ``free`` too."""
+    m = D.shape[1]
+    c = num.shape[1]
+    out = np.empty((16, 3), dtype=np.int64)
+    n_out = 0
+    heap = [(0.0, np.int64(0), np.int64(0), np.int64(0))]
+    heap.pop()
+    for i in active:
+        s = 0.0
+        for j in range(c):
+            if T[j] > 0.0:
+                s = max(s, (float(tasks[i]) * num[i, j] / den[j]) / T[j])
+        heap.append((s / w[i], counts[i], rank[i], i))
+    heapq.heapify(heap)
+    decisions = 0
+    popped = np.empty(D.shape[0], dtype=np.int64)
+    for k in agents:
+        n_pop = 0
+        while len(heap) > 0:
+            full = False
+            for j in range(m):
+                if free[k, j] < floor[j]:
+                    full = True
+            if full:
+                break
+            i = heapq.heappop(heap)[3]
+            decisions += 1
+            take = caps[i] - tasks[i]
+            for j in range(m):
+                d = D[i, j]
+                if d > 0:
+                    q = free[k, j] // d
+                    take = min(take, q)
+            if take > 0:
+                for j in range(m):
+                    free[k, j] -= D[i, j] * take
+                tasks[i] += take
+                counts[i] += 1
+                if n_out == out.shape[0]:
+                    bigger = np.empty((2 * n_out, 3), dtype=np.int64)
+                    bigger[:n_out] = out
+                    out = bigger
+                out[n_out, 0] = k
+                out[n_out, 1] = i
+                out[n_out, 2] = take
+                n_out += 1
+            popped[n_pop] = i
+            n_pop += 1
+        for p in range(n_pop):
+            i = popped[p]
+            if caps[i] - tasks[i] > 0:
+                s = 0.0
+                for j in range(c):
+                    if T[j] > 0.0:
+                        s = max(s, (float(tasks[i]) * num[i, j] / den[j]) / T[j])
+                heapq.heappush(heap, (s / w[i], counts[i], rank[i], i))
+    return out[:n_out], decisions
+
+
+def flat_kernel() -> Callable[..., tuple[np.ndarray, int]]:
+    """The numba-compiled :func:`_flat_kernel` when numba is installed,
+    else the Python function itself."""
+    global _COMPILED
+    if _COMPILED is None:
+        try:
+            import numba
+        except ImportError:
+            _COMPILED = False
+        else:
+            _COMPILED = numba.njit(cache=True)(_flat_kernel)
+    return _COMPILED or _flat_kernel
+
+
+def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
+    st = run.state
+    data = st.data
+    prep = share.constants(st)
+    n = st.instance.n
+    counts = st.extra.setdefault("mesos_counts", [0] * n)
+    big = np.int64(_ALL)
+    caps = np.array([big if c is None else c for c in data.caps], dtype=np.int64)
+    tasks = np.asarray(st.tasks, dtype=np.int64)
+    active = np.flatnonzero(caps - tasks > 0)
+    counted = prep["counted"]
+    num = np.array([[float(int(data.demands[i][j])) for j in counted] for i in range(n)],
+                   dtype=np.float64).reshape(n, len(counted))
+    den = np.array([float(data.scale[j]) for j in counted], dtype=np.float64)
+    free = np.array(st.free, dtype=np.int64).reshape(len(st.free), st.instance.m)
+    floor = np.asarray(demand_floor(data, active.tolist()), dtype=np.int64)
+    cnt = np.asarray(counts, dtype=np.int64)
+    rows, decisions = (kernel or flat_kernel())(
+        agents.astype(np.int64), free, np.asarray(data.demands, dtype=np.int64), caps, num, den,
+        np.asarray(prep["T"], dtype=np.float64), np.asarray(prep["w"], dtype=np.float64),
+        np.asarray(prep["path_rank"], dtype=np.int64), cnt, tasks, floor, active.astype(np.int64))
+    run.decisions += int(decisions)
+    for k, i, got in rows.tolist():
+        slot = st.placed[k]
+        slot[i] = slot.get(i, 0) + got
+        run._record(i, got)
+    st.free[:] = free.tolist()
+    st.extra["mesos_counts"] = cnt.tolist()
+
+
+def _nested(share: MesosShare, run: _Run, agents: np.ndarray) -> None:
+    st = run.state
+    data = st.data
+    tree: Tree = share.prepared(st.instance)["tree"]
+    counts = st.extra.setdefault("mesos_node_counts", [0] * len(tree.parent))
+
+    def room(i: int) -> int:
+        cap = data.caps[i]
+        return _ALL if cap is None else cap - int(st.tasks[i])
+
+    active = [i for i in range(st.instance.n) if room(i) > 0]
+    floor = [int(v) for v in demand_floor(data, active)]
+    for k in agents.tolist():
+        nodes = share.node_keys(st, counts)
+        for i in sorted(active, key=lambda u: tuple(nodes[x] for x in tree.path[u])):
+            if any(f < d for f, d in zip(st.free[k], floor, strict=True)):
+                break
+            run.decisions += 1
+            if run.take(i, room(i), k):
+                for node in tree.path[i]:
+                    counts[node] += 1
+        active = [i for i in active if room(i) > 0]
+
+
+def offer_round(share: MesosShare, run: _Run, seed: int) -> None:
+    """One pass over the agents in the seeded random order."""
+    st = run.state
+    agents = np.random.default_rng(seed).permutation(len(st.free))
+    if share.prepared(st.instance)["tree"].flat and _whole(st.data.demands):
+        _flat(share, run, agents)
+    else:
+        _nested(share, run, agents)
+
+
+def _whole(D: np.ndarray) -> bool:
+    """Scaled demands fit the kernel's int64 and exact-double arithmetic."""
+    return D.dtype == np.int64 and (D.size == 0 or int(D.max()) < 2**40)
+
+
+__all__ = ["flat_kernel", "offer_round"]
