@@ -29,7 +29,14 @@ from ..policy import Policy
 
 
 class VariantShare(DiscretePolicy):
-    """A variant's discrete policy; ``self.params`` are the policy's."""
+    """A variant's discrete policy; ``self.params`` are the policy's.
+
+    Every variant's key ends with its scheduler's own last tie-break (file
+    order, name or client path), so the engine's tie-break rank is never
+    reached: the default is the cheap ``index``.
+    """
+
+    default_tie_break = "index"
 
     def __init__(self, policy: VariantPolicy) -> None:
         self.policy = policy

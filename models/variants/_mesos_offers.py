@@ -1,22 +1,22 @@
 """One round of Mesos coarse offers (see :mod:`models.variants.mesos`).
 
-Without roles the round is a loop over agents with a heap of clients keyed
-``(double share, allocation count, path rank)``; it is written once, on
-numpy arrays, and compiled with numba when numba is installed (imported
-lazily, on the first round); without numba the same function runs as
-Python. Both give identical results: the same IEEE ``double`` operations in
+Without roles the round is a loop over agents and a sorted array of
+clients keyed ``(double share, allocation count, path rank)``; it is
+written once, on numpy arrays, and compiled with numba when numba is
+installed (imported lazily, on the first round); without numba the same
+function runs as Python. Both give identical results: the same IEEE ``double`` operations in
 the same order, integer arithmetic elsewhere. With roles every agent sorts
 the role tree again (Python).
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..compiled import compiled
 from ..discrete import _Run
 from ..hierarchy import Tree
 from ._common import demand_floor
@@ -26,53 +26,86 @@ if TYPE_CHECKING:
 
 #: More tasks than any machine can hold (caps of unbounded users).
 _ALL = 1 << 62
-#: The compiled kernel (``None`` before the first use, ``False`` without numba).
-_COMPILED: Any = None
+
+
+def _user_share(i: int, tasks: np.ndarray, num: np.ndarray, den: np.ndarray, T: np.ndarray,
+                w: np.ndarray) -> float:
+    """``calculateShare`` of user ``i`` in ``double`` (same operations, same
+    order as :func:`models.variants.mesos.drf_share`)."""
+    s = 0.0
+    for j in range(num.shape[1]):
+        if T[j] > 0.0:
+            s = max(s, (float(tasks[i]) * num[i, j] / den[j]) / T[j])
+    return s / w[i]
+
+
+def _before(a: int, b: int, share: np.ndarray, counts: np.ndarray, rank: np.ndarray) -> bool:
+    """``compareDRF``: share, then allocation count, then path."""
+    if share[a] != share[b]:
+        return share[a] < share[b]
+    if counts[a] != counts[b]:
+        return counts[a] < counts[b]
+    return rank[a] < rank[b]
 
 
 def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.ndarray, num: np.ndarray,
                  den: np.ndarray, T: np.ndarray, w: np.ndarray, rank: np.ndarray, counts: np.ndarray,
                  tasks: np.ndarray, floor: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, int]:
     """The round without roles; returns the accepted offers as rows
-    ``(agent, user, tasks)`` and the number of offers made. ``tasks`` and
-    ``counts`` are updated in place, ``free`` too."""
+    ``(agent, user, tasks)`` and the number of offers made. ``tasks``,
+    ``counts`` and ``free`` are updated in place.
+
+    The clients are kept in an array sorted by ``compareDRF``; each agent
+    walks it from the front (a client that takes nothing keeps its place,
+    as it would in a re-sorted heap); the clients that accepted are taken
+    out of the walked prefix and re-inserted after the agent with their
+    new keys, shifting the shorter side of the array.
+    """
+    n = D.shape[0]
     m = D.shape[1]
-    c = num.shape[1]
+    share = np.zeros(n)
+    for i in active:
+        share[i] = _user_share(i, tasks, num, den, T, w)
+    first = active[np.argsort(rank[active], kind="mergesort")]
+    first = first[np.argsort(counts[first], kind="mergesort")]
+    first = first[np.argsort(share[first], kind="mergesort")]
+    # the sorted clients live in buf[start:end], with room on both sides for cheap insertions
+    cap = 3 * n + 3
+    buf = np.empty(cap, dtype=np.int64)
+    start = n + 1
+    end = start + first.size
+    buf[start:end] = first
     out = np.empty((16, 3), dtype=np.int64)
     n_out = 0
-    heap = [(0.0, np.int64(0), np.int64(0), np.int64(0))]
-    heap.pop()
-    for i in active:
-        s = 0.0
-        for j in range(c):
-            if T[j] > 0.0:
-                s = max(s, (float(tasks[i]) * num[i, j] / den[j]) / T[j])
-        heap.append((s / w[i], counts[i], rank[i], i))
-    heapq.heapify(heap)
     decisions = 0
-    popped = np.empty(D.shape[0], dtype=np.int64)
+    took = np.zeros(n, dtype=np.bool_)
+    moved = np.empty(n, dtype=np.int64)
     for k in agents:
-        n_pop = 0
-        while len(heap) > 0:
+        pos = start
+        n_moved = 0
+        while pos < end:
             full = False
             for j in range(m):
                 if free[k, j] < floor[j]:
                     full = True
             if full:
                 break
-            i = heapq.heappop(heap)[3]
+            i = buf[pos]
+            pos += 1
             decisions += 1
             take = caps[i] - tasks[i]
             for j in range(m):
                 d = D[i, j]
                 if d > 0:
-                    q = free[k, j] // d
-                    take = min(take, q)
+                    take = min(take, free[k, j] // d)
             if take > 0:
                 for j in range(m):
                     free[k, j] -= D[i, j] * take
                 tasks[i] += take
                 counts[i] += 1
+                took[i] = True
+                moved[n_moved] = i
+                n_moved += 1
                 if n_out == out.shape[0]:
                     bigger = np.empty((2 * n_out, 3), dtype=np.int64)
                     bigger[:n_out] = out
@@ -81,31 +114,46 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
                 out[n_out, 1] = i
                 out[n_out, 2] = take
                 n_out += 1
-            popped[n_pop] = i
-            n_pop += 1
-        for p in range(n_pop):
-            i = popped[p]
-            if caps[i] - tasks[i] > 0:
-                s = 0.0
-                for j in range(c):
-                    if T[j] > 0.0:
-                        s = max(s, (float(tasks[i]) * num[i, j] / den[j]) / T[j])
-                heapq.heappush(heap, (s / w[i], counts[i], rank[i], i))
+        if n_moved == 0:
+            continue
+        # drop the clients that accepted from the walked prefix (the others keep their order)
+        write = pos
+        for p in range(pos - 1, start - 1, -1):
+            if not took[buf[p]]:
+                write -= 1
+                buf[write] = buf[p]
+        start = write
+        for q in range(n_moved):
+            i = moved[q]
+            took[i] = False
+            if caps[i] - tasks[i] <= 0:
+                continue
+            share[i] = _user_share(i, tasks, num, den, T, w)
+            lo, hi = start, end
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if _before(buf[mid], i, share, counts, rank):
+                    lo = mid + 1
+                else:
+                    hi = mid
+            # (at most n clients in a buffer of 3n + 3: the two sides are never both full)
+            if start > 0 and (lo - start <= end - lo or end == cap):
+                for p in range(start, lo):
+                    buf[p - 1] = buf[p]
+                start -= 1
+                buf[lo - 1] = i
+            else:
+                for p in range(end, lo, -1):
+                    buf[p] = buf[p - 1]
+                end += 1
+                buf[lo] = i
     return out[:n_out], decisions
 
 
 def flat_kernel() -> Callable[..., tuple[np.ndarray, int]]:
     """The numba-compiled :func:`_flat_kernel` when numba is installed,
-    else the Python function itself."""
-    global _COMPILED
-    if _COMPILED is None:
-        try:
-            import numba
-        except ImportError:
-            _COMPILED = False
-        else:
-            _COMPILED = numba.njit(cache=True)(_flat_kernel)
-    return _COMPILED or _flat_kernel
+    else the Python function itself (:func:`models.compiled.compiled`)."""
+    return compiled(_flat_kernel, (_user_share, _before))
 
 
 def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
@@ -165,7 +213,10 @@ def _nested(share: MesosShare, run: _Run, agents: np.ndarray) -> None:
 def offer_round(share: MesosShare, run: _Run, seed: int) -> None:
     """One pass over the agents in the seeded random order."""
     st = run.state
-    agents = np.random.default_rng(seed).permutation(len(st.free))
+    # one generator per engine state: every allocation step (Engine.allocate) visits the agents in a
+    # new order, the first step in the order fill() has always used
+    rng = st.extra.setdefault("mesos_rng", np.random.default_rng(seed))
+    agents = rng.permutation(len(st.free))
     if share.prepared(st.instance)["tree"].flat and _whole(st.data.demands):
         _flat(share, run, agents)
     else:
