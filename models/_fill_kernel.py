@@ -52,7 +52,7 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
     n_fails = 0
     decisions = 0
     while len(heap) > 0:
-        key, r, i = heapq.heappop(heap)
+        _key, r, i = heapq.heappop(heap)
         decisions += 1
         s = S[i]
         x = tasks[i]

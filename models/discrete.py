@@ -35,7 +35,7 @@ from __future__ import annotations
 import heapq
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -74,6 +74,11 @@ def _lcm_denominators(values: Any) -> int:
         if d != 1:
             out = math.lcm(out, d)
     return out
+
+
+def _is_int(v: Any) -> bool:
+    """True for an int or a Fraction with denominator 1 (no conversion)."""
+    return getattr(v, "denominator", None) == 1
 
 
 def _int_array(rows: list[list[int]], shape: tuple[int, int]) -> np.ndarray:
@@ -121,7 +126,12 @@ class IntegerData:
         whole = bool(np.all(D == np.floor(D)) and np.all(np.abs(D) < 2**53)) and all(
             float(c).is_integer() for c in instance.capacity
         ) and all(bool(np.all(mt.capacity == np.floor(mt.capacity))) for mt in instance.machines)
-        if whole and not instance._exact_source:
+        if whole and instance._exact_source:
+            # exact values given: whole floats may still hide a fraction (e.g. 2**52 + 1/2)
+            whole = all(_is_int(v) for row in instance.demands_exact for v in row) and all(
+                _is_int(c) for c in instance.capacity_exact) and all(
+                _is_int(c) for mt in instance.machines for c in mt.capacity_exact)
+        if whole:
             scale = tuple([1] * m)
             dem = D.astype(np.int64)
         else:
@@ -767,6 +777,25 @@ def fill(
     return engine._step(snapshot=False)
 
 
+class _Lazy(Sequence[Any]):
+    """A list computed on first access (task sizes, which only the
+    size-based tie-breaks read)."""
+
+    def __init__(self, make: Callable[[], list[Any]]) -> None:
+        self._make, self._items = make, None
+
+    def _get(self) -> list[Any]:
+        if self._items is None:
+            self._items = self._make()
+        return self._items
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
 class Engine:
     """The discrete engine with a state that lives across allocation steps.
 
@@ -818,7 +847,7 @@ class Engine:
         rates = pol.rates(instance)
         self.rates = rates
         self.steps = None if rates is None else integer_steps(rates)
-        sizes: list[Any] = self.steps if self.steps is not None else pol.task_sizes(instance)
+        sizes: Sequence[Any] = self.steps if self.steps is not None else _Lazy(lambda: pol.task_sizes(instance))
         self.rank = TIE_BREAKS[tie_break](instance, sizes, np.random.default_rng(seed))
 
     @property

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compiled import compiled
-from ..discrete import _Run
+from ..discrete import _merge_placed, _Run
 from ..hierarchy import Tree
 from ._common import demand_floor
 
@@ -83,13 +83,11 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
     for k in agents:
         pos = start
         n_moved = 0
-        while pos < end:
-            full = False
-            for j in range(m):
-                if free[k, j] < floor[j]:
-                    full = True
-            if full:
-                break
+        full = False
+        for j in range(m):
+            if free[k, j] < floor[j]:
+                full = True
+        while pos < end and not full:
             i = buf[pos]
             pos += 1
             decisions += 1
@@ -97,10 +95,16 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
             for j in range(m):
                 d = D[i, j]
                 if d > 0:
-                    take = min(take, free[k, j] // d)
+                    f = free[k, j]
+                    if f < d:  # declines: nothing of it fits (the common case, no division)
+                        take = 0
+                        break
+                    take = min(take, f // d)
             if take > 0:
                 for j in range(m):
                     free[k, j] -= D[i, j] * take
+                    if free[k, j] < floor[j]:
+                        full = True
                 tasks[i] += take
                 counts[i] += 1
                 took[i] = True
@@ -167,8 +171,7 @@ def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[...
     tasks = np.asarray(st.tasks, dtype=np.int64)
     active = np.flatnonzero(caps - tasks > 0)
     counted = prep["counted"]
-    num = np.array([[float(int(data.demands[i][j])) for j in counted] for i in range(n)],
-                   dtype=np.float64).reshape(n, len(counted))
+    num = np.asarray(data.demands, dtype=np.int64)[:, counted].astype(np.float64)
     den = np.array([float(data.scale[j]) for j in counted], dtype=np.float64)
     free = np.array(st.free, dtype=np.int64).reshape(len(st.free), st.instance.m)
     floor = np.asarray(demand_floor(data, active.tolist()), dtype=np.int64)
@@ -178,10 +181,11 @@ def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[...
         np.asarray(prep["T"], dtype=np.float64), np.asarray(prep["w"], dtype=np.float64),
         np.asarray(prep["path_rank"], dtype=np.int64), cnt, tasks, floor, active.astype(np.int64))
     run.decisions += int(decisions)
-    for k, i, got in rows.tolist():
-        slot = st.placed[k]
-        slot[i] = slot.get(i, 0) + got
-        run._record(i, got)
+    st.tasks[:] = tasks.tolist()
+    _merge_placed(st.placed, rows, n)
+    if run.record and rows.size:
+        run.flush()
+        run.chunks.append((rows[:, 1].copy(), rows[:, 2].copy()))
     st.free[:] = free.tolist()
     st.extra["mesos_counts"] = cnt.tolist()
 

@@ -179,15 +179,14 @@ class MesosShare(VariantShare):
                 "data": None}
 
     def constants(self, state: FillState) -> dict[str, Any]:
-        """Per run: counted totals (``double``), each user's counted demand
-        in real units (exact), and whether all of it is integral."""
+        """Per run: counted totals and weights (``double``); each user's
+        counted demand in real units (exact) is added by :meth:`share`."""
         prep = self.prepared(state.instance)
         if prep["data"] is not state.data:
             data, counted = state.data, prep["counted"]
             T = data.machines.sum(axis=0)
             prep["T"] = [float(Fraction(int(T[j]), data.scale[j])) for j in counted]
-            prep["dem"] = [[Fraction(int(data.demands[i][j]), data.scale[j]) for j in counted]
-                           for i in range(state.instance.n)]
+            prep["dem"] = None  # per-user demands as Fractions, made by share() when needed
             prep["w"] = [float(w) for w in state.instance.weights_exact]
             prep["data"] = data
         return prep
@@ -196,6 +195,10 @@ class MesosShare(VariantShare):
         """User ``i``'s share in ``double`` (with ``tasks`` tasks, default
         its current count)."""
         prep = self.constants(state)
+        if prep["dem"] is None:
+            data, counted = state.data, prep["counted"]
+            prep["dem"] = [[Fraction(int(data.demands[i][j]), data.scale[j]) for j in counted]
+                           for i in range(state.instance.n)]
         t = int(state.tasks[i]) if tasks is None else tasks
         return drf_share([float(t * d) for d in prep["dem"][i]], prep["T"], prep["w"][i])
 
