@@ -50,7 +50,9 @@ import functools
 from fractions import Fraction
 from typing import Any
 
-from ..discrete import FillState, _Run
+import numpy as np
+
+from ..discrete import FillState, _Run, integer_steps
 from ..hierarchy import Tree
 from ..instance import Instance
 from ..policy import register
@@ -187,8 +189,12 @@ class VolcanoShare(VariantShare):
         return (QueueKey(levels, tree.label[queue[-1]]), int(state.tasks[i]) * prep["rate"][i], prep["name"][i])
 
     def drive(self, run: _Run) -> bool:
-        """One decision at a time, the tree computed once per decision."""
+        """One decision at a time, the tree computed once per decision
+        (without groups: :meth:`_drive_flat`)."""
         st = run.state
+        if self.constants(st)["tree"].flat and st.data.demands.dtype == np.int64:
+            self._drive_flat(run)
+            return True
         caps = st.data.caps
         active = [i for i in range(st.instance.n) if caps[i] is None or caps[i] > 0]
         while active:
@@ -203,6 +209,43 @@ class VolcanoShare(VariantShare):
             if caps[i] is not None and int(st.tasks[i]) >= caps[i]:
                 active.remove(i)
         return True
+
+
+    def _drive_flat(self, run: _Run) -> None:
+        """Without groups every user is the one job of its own queue: the
+        key is ``(saturated, share / weight, name)``, computed for all
+        users at once with numpy at each decision (integer shares in the
+        same ratios, :func:`~models.discrete.integer_steps`)."""
+        st = run.state
+        prep = self.constants(st)
+        inst, data = st.instance, st.data
+        if prep.get("flat_steps") is None:
+            prep["flat_steps"] = np.array(integer_steps([r / w for r, w in zip(prep["rate"], inst.weights_exact,
+                                                                                strict=True)]), dtype=object)
+        steps = prep["flat_steps"]
+        D = np.asarray(data.demands, dtype=np.int64)
+        T = np.asarray(prep["T"], dtype=object)
+        big = 1 << 62
+        caps = np.array([big if c is None else c for c in data.caps], dtype=np.int64)
+        names = np.asarray(prep["name"], dtype=np.int64)
+        needs = D > 0
+        active = np.flatnonzero(caps > 0)
+        while active.size:
+            t = np.asarray(st.tasks, dtype=np.int64)
+            free_total = T - (t.astype(object)[:, None] * D).sum(axis=0)
+            gone = needs & (free_total <= 0).astype(bool)[None, :]
+            sat = (t > 0) & ((t >= caps) | gone.any(axis=1))
+            key = t[active].astype(object) * steps[active]
+            i = int(active[np.lexsort((names[active], key, sat[active]))[0]])
+            run.decisions += 1
+            if not run.place_tasks(i, 1):
+                run.failures.append(i)
+                active = active[active != i]
+                if run.stop:
+                    return
+                continue
+            if st.tasks[i] >= caps[i]:
+                active = active[active != i]
 
 
 @register
