@@ -146,11 +146,6 @@ def subtree_usage(tree: Tree, state: FillState) -> list[list[int]]:
     return use
 
 
-def resource_ranks(shares: list[Fraction]) -> list[Fraction]:
-    """Shares sorted from the largest down (lexicographic comparison)."""
-    return sorted(shares, reverse=True)
-
-
 def demand_floor(data: IntegerData, users: list[int]) -> np.ndarray:
     """Per resource, the smallest demand among ``users`` (a machine with
     less free space than this in some resource fits none of them)."""
@@ -159,5 +154,5 @@ def demand_floor(data: IntegerData, users: list[int]) -> np.ndarray:
     return data.demands[users].min(axis=0)
 
 
-__all__ = ["VariantPolicy", "VariantShare", "demand_floor", "name_rank", "resource_ranks", "scaled", "subtree_usage",
+__all__ = ["VariantPolicy", "VariantShare", "demand_floor", "name_rank", "scaled", "subtree_usage",
            "totals", "usage"]
