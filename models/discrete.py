@@ -35,10 +35,11 @@ from __future__ import annotations
 import heapq
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -186,8 +187,9 @@ class FillState:
     free : list of list of int
         Free (scaled) resources per machine (Python ints: scalar access in
         the decision loop is much faster than on numpy arrays).
-    placed : list of dict
-        Per machine, ``user index -> tasks`` placed on it.
+    placed : list of mapping
+        Per machine, ``user index -> tasks`` placed on it (write through
+        :meth:`slot`; an unused machine holds :data:`EMPTY_SLOT`).
     extra : dict
         What a policy keeps from one allocation step to the next on the
         same state (e.g. Mesos's allocation counts; see :class:`Engine`).
@@ -197,7 +199,7 @@ class FillState:
     data: IntegerData
     tasks: list[int]
     free: list[list[int]]
-    placed: list[dict[int, int]]
+    placed: list[Mapping[int, int]]
     extra: dict[str, Any] = field(default_factory=dict)
     _rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
@@ -220,8 +222,20 @@ class FillState:
         free = self.free[k]
         for j, d in self.demand(i):
             free[j] -= d * count
+        self.slot(k)[i] = self.placed[k].get(i, 0) + count
+
+    def slot(self, k: int) -> dict[int, int]:
+        """Machine ``k``'s ``user -> tasks`` dict, ready to be written (an
+        unused machine holds the shared read-only :data:`EMPTY_SLOT`)."""
         slot = self.placed[k]
-        slot[i] = slot.get(i, 0) + count
+        if slot is EMPTY_SLOT:
+            slot = self.placed[k] = {}
+        return slot  # type: ignore[return-value]
+
+
+#: What an unused machine holds in ``placed`` (no dict per machine until one
+#: is written: a cluster of 10^4 machines starts without 10^4 dicts).
+EMPTY_SLOT: Mapping[int, int] = MappingProxyType({})
 
 
 # ---------------------------------------------------------------------------
@@ -435,7 +449,7 @@ def integer_steps(rates: list[Fraction]) -> list[int]:
 # ---------------------------------------------------------------------------
 #: ``name -> f(instance, sizes, rng) -> rank`` (smaller rank wins a tie);
 #: ``sizes`` are per-task key increments (integers or Fractions, same order).
-TIE_BREAKS: dict[str, Callable[[Instance, list[Any], np.random.Generator], np.ndarray]] = {}
+TIE_BREAKS: dict[str, Callable[[Instance, Sequence[Any], np.random.Generator], np.ndarray]] = {}
 #: One line per tie-break, for ``--help`` and reports.
 TIE_BREAK_HELP: dict[str, str] = {}
 
@@ -553,7 +567,7 @@ class FirstFit(Placement):
             if take:
                 for j, d in dem:
                     free[j] -= d * take
-                slot = state.placed[k]
+                slot = state.slot(k)
                 slot[i] = slot.get(i, 0) + take
                 done += take
             if done < count:
@@ -665,8 +679,9 @@ class DiscreteFill:
     failures : tuple of int
         Users whose chosen task did not fit, in order (with ``stop`` at most
         one, the last decision).
-    placed : list of dict
-        Per machine, ``user index -> tasks``.
+    placed : list of mapping
+        Per machine, ``user index -> tasks`` (a dict, or the empty
+        read-only :data:`EMPTY_SLOT` for a machine nothing was placed on).
     free : ndarray, shape (K, m)
         Scaled free resources per machine at the end.
     data : IntegerData
@@ -685,7 +700,7 @@ class DiscreteFill:
     tasks: np.ndarray
     runs: tuple[np.ndarray, np.ndarray] | None
     failures: tuple[int, ...]
-    placed: list[dict[int, int]]
+    placed: list[Mapping[int, int]]
     free: np.ndarray
     data: IntegerData
     decisions: int
@@ -782,7 +797,8 @@ class _Lazy(Sequence[Any]):
     size-based tie-breaks read)."""
 
     def __init__(self, make: Callable[[], list[Any]]) -> None:
-        self._make, self._items = make, None
+        self._make = make
+        self._items: list[Any] | None = None
 
     def _get(self) -> list[Any]:
         if self._items is None:
@@ -843,7 +859,7 @@ class Engine:
         self.place = get_placement(placement)
         data = IntegerData.of(instance)
         self.state = FillState(instance=instance, data=data, tasks=[0] * instance.n, free=data.machines.tolist(),
-                               placed=[{} for _ in range(data.machines.shape[0])])
+                               placed=[EMPTY_SLOT] * data.machines.shape[0])
         rates = pol.rates(instance)
         self.rates = rates
         self.steps = None if rates is None else integer_steps(rates)
@@ -887,8 +903,9 @@ class Engine:
             got = min(left, st.placed[k].get(i, 0))
             if got:
                 st.put(k, i, -got)
-                if not st.placed[k][i]:
-                    del st.placed[k][i]
+                slot = st.slot(k)
+                if not slot[i]:
+                    del slot[i]
                 left -= got
         st.tasks[i] -= count
 
@@ -915,7 +932,7 @@ class Engine:
                             decisions=run.decisions, rank=self.rank)
 
 
-def _merge_placed(placed: list[dict[int, int]], rows: np.ndarray, n: int) -> None:
+def _merge_placed(placed: list[Mapping[int, int]], rows: np.ndarray, n: int) -> None:
     """Add placement rows ``(machine, user, tasks)`` to the per-machine
     dicts: pairs summed with numpy, one dict built per machine touched."""
     if not rows.size:
@@ -931,6 +948,7 @@ def _merge_placed(placed: list[dict[int, int]], rows: np.ndarray, n: int) -> Non
     for k, a, b in zip(machines, cut[:-1].tolist(), cut[1:].tolist(), strict=True):
         slot = placed[k]
         if slot:
+            assert isinstance(slot, dict)
             for i, c in zip(users[a:b], counts[a:b], strict=True):
                 slot[i] = slot.get(i, 0) + c
         else:
@@ -1243,7 +1261,7 @@ class _LevelJump:
             run.flush()
             self._record(act[grow], x[grow], inc[grow])
         st.free[0] = [int(v) for v in free - inc @ D]
-        slot = st.placed[0]
+        slot = st.slot(0)
         for i, c, t in zip(act[grow].tolist(), inc[grow].tolist(), cnt[grow].tolist(), strict=True):
             slot[i] = slot.get(i, 0) + c
             st.tasks[i] = t
@@ -1318,6 +1336,7 @@ __all__ = [
     "BestFit",
     "DiscreteFill",
     "DiscretePolicy",
+    "EMPTY_SLOT",
     "Engine",
     "FillState",
     "FirstFit",

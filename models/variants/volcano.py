@@ -196,7 +196,7 @@ class VolcanoShare(VariantShare):
             self._drive_flat(run)
             return True
         caps = st.data.caps
-        active = [i for i in range(st.instance.n) if caps[i] is None or caps[i] > 0]
+        active = [i for i, c in enumerate(caps) if c is None or c > 0]
         while active:
             i = min(active, key=lambda u: self.key(st, u))
             run.decisions += 1
@@ -206,7 +206,8 @@ class VolcanoShare(VariantShare):
                 if run.stop:
                     return True
                 continue
-            if caps[i] is not None and int(st.tasks[i]) >= caps[i]:
+            cap = caps[i]
+            if cap is not None and int(st.tasks[i]) >= cap:
                 active.remove(i)
         return True
 
