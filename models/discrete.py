@@ -1329,6 +1329,7 @@ class _LevelJump:
 __all__ = [
     "DEFAULT_PLACEMENT",
     "DEFAULT_TIE_BREAK",
+    "EMPTY_SLOT",
     "ON_FULL",
     "PLACEMENTS",
     "TIE_BREAKS",
@@ -1336,7 +1337,6 @@ __all__ = [
     "BestFit",
     "DiscreteFill",
     "DiscretePolicy",
-    "EMPTY_SLOT",
     "Engine",
     "FillState",
     "FirstFit",
