@@ -30,25 +30,31 @@ def numba_available() -> bool:
     return True
 
 
+def _twin(fn: Callable[..., Any], env: dict[str, Any]) -> Callable[..., Any]:
+    """``fn`` with globals ``env`` (same code, name and module)."""
+    import types
+
+    twin = types.FunctionType(fn.__code__, env, fn.__name__, fn.__defaults__, fn.__closure__)
+    twin.__module__, twin.__qualname__ = fn.__module__, fn.__qualname__
+    return twin
+
+
 def compiled(kernel: Callable[..., Any], helpers: Sequence[Callable[..., Any]] = ()) -> Callable[..., Any]:
-    """``kernel`` compiled with numba (its module-level ``helpers`` too, so
-    that the compiled kernel calls compiled helpers), or ``kernel`` itself
-    without numba."""
+    """``kernel`` compiled with numba (its module-level ``helpers`` too,
+    callees first, so that compiled code calls compiled helpers), or
+    ``kernel`` itself without numba."""
     if not numba_available():
         return kernel
     out = _CACHE.get(kernel)
     if out is None:
-        import types
-
         import numba
 
-        # the kernel's own globals, with its helpers replaced by their compiled forms (in a copy:
-        # the module keeps its Python functions)
+        # the kernel's and helpers' own globals, with each helper replaced by its compiled form (in a
+        # copy: the module keeps its Python functions); helpers are listed callees first
         env = dict(kernel.__globals__)
-        env.update({h.__name__: numba.njit(cache=True)(h) for h in helpers})
-        twin = types.FunctionType(kernel.__code__, env, kernel.__name__, kernel.__defaults__, kernel.__closure__)
-        twin.__module__, twin.__qualname__ = kernel.__module__, kernel.__qualname__
-        out = numba.njit(cache=True)(twin)
+        for h in helpers:
+            env[h.__name__] = numba.njit(cache=True)(_twin(h, env))
+        out = numba.njit(cache=True)(_twin(kernel, env))
         _CACHE[kernel] = out
     return out
 

@@ -77,11 +77,6 @@ def _lcm_denominators(values: Any) -> int:
     return out
 
 
-def _is_int(v: Any) -> bool:
-    """True for an int or a Fraction with denominator 1 (no conversion)."""
-    return getattr(v, "denominator", None) == 1
-
-
 def _int_array(rows: list[list[int]], shape: tuple[int, int]) -> np.ndarray:
     big = any(abs(v) >= _INT64_SAFE for row in rows for v in row)
     arr = np.empty(shape, dtype=object if big else np.int64)
@@ -129,9 +124,10 @@ class IntegerData:
         ) and all(bool(np.all(mt.capacity == np.floor(mt.capacity))) for mt in instance.machines)
         if whole and instance._exact_source:
             # exact values given: whole floats may still hide a fraction (e.g. 2**52 + 1/2)
-            whole = all(_is_int(v) for row in instance.demands_exact for v in row) and all(
-                _is_int(c) for c in instance.capacity_exact) and all(
-                _is_int(c) for mt in instance.machines for c in mt.capacity_exact)
+            dens = {getattr(v, "denominator", 0) for row in instance.demands_exact for v in row}
+            dens.update(getattr(c, "denominator", 0) for c in instance.capacity_exact)
+            dens.update(getattr(c, "denominator", 0) for mt in instance.machines for c in mt.capacity_exact)
+            whole = dens <= {1}
         if whole:
             scale = tuple([1] * m)
             dem = D.astype(np.int64)

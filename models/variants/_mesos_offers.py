@@ -48,6 +48,60 @@ def _before(a: int, b: int, share: np.ndarray, counts: np.ndarray, rank: np.ndar
     return rank[a] < rank[b]
 
 
+#: Clients per block of the sorted client list (see :func:`_flat_kernel`).
+_BLOCK = 32
+
+
+def _block_insert(i: int, blk: np.ndarray, cnt: np.ndarray, order: np.ndarray, nb: int, spare: np.ndarray,
+                  n_spare: int, share: np.ndarray, counts: np.ndarray, rank: np.ndarray) -> tuple[int, int]:
+    """Insert client ``i`` into the blocked sorted list; returns the new
+    number of blocks and of spare block ids."""
+    B = blk.shape[1]
+    if nb == 0:
+        n_spare -= 1
+        b = spare[n_spare]
+        cnt[b] = 0
+        order[0] = b
+        nb = 1
+        q = 0
+    else:
+        lo, hi = 0, nb - 1  # the first block whose last client comes after i (else the last block)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            b = order[mid]
+            if _before(i, blk[b, cnt[b] - 1], share, counts, rank):
+                hi = mid
+            else:
+                lo = mid + 1
+        q = lo
+    b = order[q]
+    if cnt[b] == B:  # split the full block: its upper half moves to a new block after it
+        n_spare -= 1
+        b2 = spare[n_spare]
+        half = B // 2
+        blk[b2, :B - half] = blk[b, half:B]
+        cnt[b2] = B - half
+        cnt[b] = half
+        for p in range(nb, q + 1, -1):
+            order[p] = order[p - 1]
+        order[q + 1] = b2
+        nb += 1
+        if not _before(i, blk[b2, 0], share, counts, rank):
+            b = b2
+    lo, hi = 0, cnt[b]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _before(blk[b, mid], i, share, counts, rank):
+            lo = mid + 1
+        else:
+            hi = mid
+    for p in range(cnt[b], lo, -1):
+        blk[b, p] = blk[b, p - 1]
+    blk[b, lo] = i
+    cnt[b] += 1
+    return nb, n_spare
+
+
 def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.ndarray, num: np.ndarray,
                  den: np.ndarray, T: np.ndarray, w: np.ndarray, rank: np.ndarray, counts: np.ndarray,
                  tasks: np.ndarray, floor: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, int]:
@@ -55,11 +109,12 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
     ``(agent, user, tasks)`` and the number of offers made. ``tasks``,
     ``counts`` and ``free`` are updated in place.
 
-    The clients are kept in an array sorted by ``compareDRF``; each agent
-    walks it from the front (a client that takes nothing keeps its place,
-    as it would in a re-sorted heap); the clients that accepted are taken
-    out of the walked prefix and re-inserted after the agent with their
-    new keys, shifting the shorter side of the array.
+    The clients are kept sorted by ``compareDRF`` in a list of small
+    blocks; each agent walks it from the front (a client that takes
+    nothing keeps its place, as it would in a re-sorted heap); the clients
+    that accepted are taken out of the walked blocks and re-inserted after
+    the agent with their new keys (a binary search over the blocks, a
+    shift inside one block, a split when it is full).
     """
     n = D.shape[0]
     m = D.shape[1]
@@ -69,95 +124,106 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
     first = active[np.argsort(rank[active], kind="mergesort")]
     first = first[np.argsort(counts[first], kind="mergesort")]
     first = first[np.argsort(share[first], kind="mergesort")]
-    # the sorted clients live in buf[start:end], with room on both sides for cheap insertions
-    cap = 3 * n + 3
-    buf = np.empty(cap, dtype=np.int64)
-    start = n + 1
-    end = start + first.size
-    buf[start:end] = first
+    B = _BLOCK
+    n_blocks = n + 2
+    blk = np.empty((n_blocks, B), dtype=np.int64)
+    cnt = np.zeros(n_blocks, dtype=np.int64)
+    order = np.empty(n_blocks, dtype=np.int64)
+    spare = np.arange(n_blocks - 1, -1, -1).astype(np.int64)
+    n_spare = n_blocks
+    nb = 0
+    half = B // 2
+    for s0 in range(0, first.size, half):  # half-full blocks leave room for insertions
+        n_spare -= 1
+        b = spare[n_spare]
+        size = min(half, first.size - s0)
+        blk[b, :size] = first[s0:s0 + size]
+        cnt[b] = size
+        order[nb] = b
+        nb += 1
     out = np.empty((16, 3), dtype=np.int64)
     n_out = 0
     decisions = 0
     took = np.zeros(n, dtype=np.bool_)
     moved = np.empty(n, dtype=np.int64)
     for k in agents:
-        pos = start
         n_moved = 0
         full = False
         for j in range(m):
             if free[k, j] < floor[j]:
                 full = True
-        while pos < end and not full:
-            i = buf[pos]
-            pos += 1
-            decisions += 1
-            take = caps[i] - tasks[i]
-            for j in range(m):
-                d = D[i, j]
-                if d > 0:
-                    f = free[k, j]
-                    if f < d:  # declines: nothing of it fits (the common case, no division)
-                        take = 0
-                        break
-                    take = min(take, f // d)
-            if take > 0:
+        walked = 0
+        while walked < nb and not full:
+            b = order[walked]
+            walked += 1
+            c = 0
+            while c < cnt[b] and not full:
+                i = blk[b, c]
+                c += 1
+                decisions += 1
+                take = caps[i] - tasks[i]
                 for j in range(m):
-                    free[k, j] -= D[i, j] * take
-                    if free[k, j] < floor[j]:
-                        full = True
-                tasks[i] += take
-                counts[i] += 1
-                took[i] = True
-                moved[n_moved] = i
-                n_moved += 1
-                if n_out == out.shape[0]:
-                    bigger = np.empty((2 * n_out, 3), dtype=np.int64)
-                    bigger[:n_out] = out
-                    out = bigger
-                out[n_out, 0] = k
-                out[n_out, 1] = i
-                out[n_out, 2] = take
-                n_out += 1
+                    d = D[i, j]
+                    if d > 0:
+                        f = free[k, j]
+                        if f < d:  # declines: nothing of it fits (the common case, no division)
+                            take = 0
+                            break
+                        take = min(take, f // d)
+                if take > 0:
+                    for j in range(m):
+                        free[k, j] -= D[i, j] * take
+                        if free[k, j] < floor[j]:
+                            full = True
+                    tasks[i] += take
+                    counts[i] += 1
+                    took[i] = True
+                    moved[n_moved] = i
+                    n_moved += 1
+                    if n_out == out.shape[0]:
+                        bigger = np.empty((2 * n_out, 3), dtype=np.int64)
+                        bigger[:n_out] = out
+                        out = bigger
+                    out[n_out, 0] = k
+                    out[n_out, 1] = i
+                    out[n_out, 2] = take
+                    n_out += 1
         if n_moved == 0:
             continue
-        # drop the clients that accepted from the walked prefix (the others keep their order)
-        write = pos
-        for p in range(pos - 1, start - 1, -1):
-            if not took[buf[p]]:
-                write -= 1
-                buf[write] = buf[p]
-        start = write
+        # take the clients that accepted out of the walked blocks (the others keep their order)
+        kept = 0
+        for q in range(walked):
+            b = order[q]
+            write = 0
+            for c in range(cnt[b]):
+                if not took[blk[b, c]]:
+                    blk[b, write] = blk[b, c]
+                    write += 1
+            cnt[b] = write
+            if write > 0:
+                order[kept] = b
+                kept += 1
+            else:
+                spare[n_spare] = b
+                n_spare += 1
+        for q in range(walked, nb):
+            order[kept] = order[q]
+            kept += 1
+        nb = kept
         for q in range(n_moved):
             i = moved[q]
             took[i] = False
             if caps[i] - tasks[i] <= 0:
                 continue
             share[i] = _user_share(i, tasks, num, den, T, w)
-            lo, hi = start, end
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if _before(buf[mid], i, share, counts, rank):
-                    lo = mid + 1
-                else:
-                    hi = mid
-            # (at most n clients in a buffer of 3n + 3: the two sides are never both full)
-            if start > 0 and (lo - start <= end - lo or end == cap):
-                for p in range(start, lo):
-                    buf[p - 1] = buf[p]
-                start -= 1
-                buf[lo - 1] = i
-            else:
-                for p in range(end, lo, -1):
-                    buf[p] = buf[p - 1]
-                end += 1
-                buf[lo] = i
+            nb, n_spare = _block_insert(i, blk, cnt, order, nb, spare, n_spare, share, counts, rank)
     return out[:n_out], decisions
 
 
 def flat_kernel() -> Callable[..., tuple[np.ndarray, int]]:
     """The numba-compiled :func:`_flat_kernel` when numba is installed,
     else the Python function itself (:func:`models.compiled.compiled`)."""
-    return compiled(_flat_kernel, (_user_share, _before))
+    return compiled(_flat_kernel, (_user_share, _before, _block_insert))
 
 
 def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
@@ -193,7 +259,7 @@ def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[...
 def _nested(share: MesosShare, run: _Run, agents: np.ndarray) -> None:
     st = run.state
     data = st.data
-    tree: Tree = share.prepared(st.instance)["tree"]
+    tree: Tree = share.tree(st.instance)
     counts = st.extra.setdefault("mesos_node_counts", [0] * len(tree.parent))
 
     def room(i: int) -> int:
@@ -221,7 +287,7 @@ def offer_round(share: MesosShare, run: _Run, seed: int) -> None:
     # new order, the first step in the order fill() has always used
     rng = st.extra.setdefault("mesos_rng", np.random.default_rng(seed))
     agents = rng.permutation(len(st.free))
-    if share.prepared(st.instance)["tree"].flat and _whole(st.data.demands):
+    if share.prepared(st.instance)["flat"] and _whole(st.data.demands):
         _flat(share, run, agents)
     else:
         _nested(share, run, agents)

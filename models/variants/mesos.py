@@ -158,7 +158,7 @@ class MesosShare(VariantShare):
         every decision sorts again; flat, a key is the user's own."""
         if self._prepared is None:
             return True
-        return not self._prepared[1]["tree"].flat
+        return not self._prepared[1]["flat"]
 
     def rates(self, instance: Instance) -> None:
         """Not linear (double shares, ties by count and path); prepares
@@ -169,14 +169,25 @@ class MesosShare(VariantShare):
         excluded = set(instance.extensions.excluded_resources)
         counted = [j for j, r in enumerate(instance.resources)
                    if r not in excluded and instance.capacity_exact[j] > 0]
-        tree = Tree.of(instance)
-        paths = client_paths(tree, instance)
-        order = sorted(range(instance.n), key=lambda i: paths[tree.leaf[i]])
+        flat = not instance.extensions.group
+        # without roles the tree (built on demand by tree()) is only needed off the fast paths
+        tree = None if flat else Tree.of(instance)
+        paths = list(instance.users) if tree is None else client_paths(tree, instance)
+        user_path = paths if tree is None else [paths[k] for k in tree.leaf]
+        order = sorted(range(instance.n), key=lambda i: user_path[i])
         path_rank = [0] * instance.n
         for r, i in enumerate(order):
             path_rank[i] = r
-        return {"tree": tree, "counted": counted, "paths": paths, "path_rank": path_rank, "cache": None,
-                "data": None}
+        return {"flat": flat, "tree": tree, "counted": counted, "paths": paths, "user_path": user_path,
+                "path_rank": path_rank, "cache": None, "data": None}
+
+    def tree(self, instance: Instance) -> Tree:
+        """The role tree of ``instance`` (built once, when first needed)."""
+        prep = self.prepared(instance)
+        if prep["tree"] is None:
+            prep["tree"] = Tree.of(instance)
+            prep["paths"] = client_paths(prep["tree"], instance)
+        return prep["tree"]
 
     def constants(self, state: FillState) -> dict[str, Any]:
         """Per run: counted totals and weights (``double``); each user's
@@ -205,7 +216,7 @@ class MesosShare(VariantShare):
     def node_keys(self, state: FillState, counts: list[int]) -> list[tuple[float, int, str]]:
         """``(share / weight, allocations, path)`` of every node."""
         prep = self.constants(state)
-        tree: Tree = prep["tree"]
+        tree = self.tree(state.instance)
         sc, counted = state.data.scale, prep["counted"]
         out = []
         for k, use in enumerate(subtree_usage(tree, state)):
@@ -215,7 +226,7 @@ class MesosShare(VariantShare):
 
     def subtree_counts(self, state: FillState) -> list[int]:
         """Per-task mode: a node's allocations are its subtree's tasks."""
-        tree: Tree = self.prepared(state.instance)["tree"]
+        tree = self.tree(state.instance)
         counts = [0] * len(tree.parent)
         for i, k in enumerate(tree.leaf):
             counts[k] = int(state.tasks[i])
@@ -227,15 +238,14 @@ class MesosShare(VariantShare):
     def key(self, state: FillState, i: int) -> tuple[tuple[Any, int, str], ...]:
         """Keys of the user's roles from the top down, then its own."""
         prep = self.prepared(state.instance)
-        tree: Tree = prep["tree"]
-        if tree.flat:
+        if prep["flat"]:
             t = int(state.tasks[i])
-            return ((self.share(state, i), t, prep["paths"][tree.leaf[i]]),)
+            return ((self.share(state, i), t, prep["user_path"][i]),)
         stamp = (id(state), sum(state.tasks))
         if prep["cache"] is None or prep["cache"][0] != stamp:
             prep["cache"] = (stamp, self.node_keys(state, self.subtree_counts(state)))
         nodes = prep["cache"][1]
-        return tuple(nodes[k] for k in prep["tree"].path[i])
+        return tuple(nodes[k] for k in self.tree(state.instance).path[i])
 
     def drive(self, run: _Run) -> bool:
         """Coarse offers: machines in a seeded random order, each offered
