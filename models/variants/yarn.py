@@ -5,8 +5,10 @@ Source: ``hadoop-yarn-server-resourcemanager/.../scheduler/fair/policies/
 DominantResourceFairnessPolicy.java`` (apache/hadoop, read at commit
 ``ee91492f``, which still has the pre-YARN-11482 slip in
 ``DominantResourceFairnessComparator2``: the second queue's neediness was
-judged from the *first* queue's usage; YARN-11482, released in Hadoop
-3.4.0, makes each queue use its own usage, which is what is modelled), and
+judged from the *first* queue's usage; YARN-11482, apache/hadoop pull
+request #5607, committed to trunk on 2023-04-29 and first released in
+Hadoop 3.4.0, makes each queue use its own usage, which is what is
+modelled; the N-resource comparator never had the slip), and
 its tests ``TestDominantResourceFairnessPolicy.java`` (commit ``09b476e6``),
 translated in ``tests/test_variants_yarn_upstream.py``.
 
