@@ -152,7 +152,7 @@ class IntegerData:
             pooled = True
         if mach.dtype != dem.dtype:
             mach, dem = mach.astype(object), dem.astype(object)
-        caps = tuple(None if k is None else int(math.floor(k)) for k in instance.max_tasks_exact) \
+        caps = tuple(None if k is None else math.floor(k) for k in instance.max_tasks_exact) \
             if instance.capped else tuple([None] * instance.n)
         return cls(scale=scale, demands=dem, machines=mach, machine_names=tuple(names), caps=caps, pooled=pooled)
 
@@ -557,9 +557,7 @@ class FirstFit(Placement):
             free = machines[k]
             take = count - done
             for j, d in dem:
-                q = free[j] // d
-                if q < take:
-                    take = q
+                take = min(take, free[j] // d)
             if take:
                 for j, d in dem:
                     free[j] -= d * take
@@ -1068,7 +1066,7 @@ class _Run:
                 every = 64 if progressed else 2 * every
                 if not heap:
                     break
-            key, r, i = pop(heap)
+            _key, r, i = pop(heap)
             self.decisions += 1
             since += 1
             s = S[i]

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from ..discrete import FillState, _Run
 from ..hierarchy import Tree
@@ -184,10 +184,11 @@ class MesosShare(VariantShare):
     def tree(self, instance: Instance) -> Tree:
         """The role tree of ``instance`` (built once, when first needed)."""
         prep = self.prepared(instance)
-        if prep["tree"] is None:
-            prep["tree"] = Tree.of(instance)
-            prep["paths"] = client_paths(prep["tree"], instance)
-        return prep["tree"]
+        tree: Tree | None = prep["tree"]
+        if tree is None:
+            tree = prep["tree"] = Tree.of(instance)
+            prep["paths"] = client_paths(tree, instance)
+        return tree
 
     def constants(self, state: FillState) -> dict[str, Any]:
         """Per run: counted totals and weights (``double``); each user's
@@ -267,7 +268,7 @@ class Mesos(VariantPolicy):
                    "offers (seeded order)")
     source = ("Apache Mesos 1.x src/master/allocator/sorter/drf/sorter.cpp (DRFSorter, compareDRF) and the "
               "hierarchical allocator; Ghodsi et al., NSDI 2011, Section 4")
-    parameters = {"offers": True, "seed": 0}
+    parameters: ClassVar[dict[str, Any]] = {"offers": True, "seed": 0}
     form = MesosShare
 
 
