@@ -938,15 +938,16 @@ def _merge_placed(placed: list[Mapping[int, int]], rows: np.ndarray, n: int) -> 
     key, count = key[start], np.add.reduceat(count, start)
     machine, user = np.divmod(key, n)
     cut = np.flatnonzero(np.r_[True, machine[1:] != machine[:-1], True])
-    users, counts, machines = user.tolist(), count.tolist(), machine[cut[:-1]].tolist()
-    for k, a, b in zip(machines, cut[:-1].tolist(), cut[1:].tolist(), strict=True):
+    pairs = list(zip(user.tolist(), count.tolist(), strict=True))
+    bounds = cut.tolist()
+    for k, a, b in zip(machine[cut[:-1]].tolist(), bounds, bounds[1:], strict=False):
         slot = placed[k]
         if slot:
             assert isinstance(slot, dict)
-            for i, c in zip(users[a:b], counts[a:b], strict=True):
+            for i, c in pairs[a:b]:
                 slot[i] = slot.get(i, 0) + c
         else:
-            placed[k] = dict(zip(users[a:b], counts[a:b], strict=True))
+            placed[k] = dict(pairs[a:b])
 
 
 @dataclass(eq=False)
