@@ -326,3 +326,41 @@ def test_mesos_ties_on_full_client_paths() -> None:
                                          "y": {"demand": {"cpu": 1}, "group": "a/d"}}})
     r = progressive_filling(inst, "mesos:offers=false")
     assert r.picks == ["c", "y", "c", "y"]
+
+
+# --- src/tests/hierarchical_allocator_tests.cpp (HierarchicalAllocatorTest; an early 0.2x
+# version of the file, whose cases are sorter decisions: each new agent goes, whole, to the
+# first client of the sort, frameworks being clients under their role) ------------------
+def test_mesos_HierarchicalAllocatorTest_DRF() -> None:
+    s = Sorter(cpus=2, mem=1024)
+    s.add("role1/framework1")
+    assert s.sort()[0] == "role1/framework1"
+    s.allocated("role1/framework1", cpus=2, mem=1024)  # slave1
+    s.add("role2/framework2")
+    s.totals = {"cpus": 3, "mem": 1536}
+    assert s.sort()[0] == "role2/framework2"  # role2 share 0
+    s.allocated("role2/framework2", cpus=1, mem=512)  # slave2
+    s.totals = {"cpus": 6, "mem": 3584}
+    assert s.sort()[0] == "role2/framework2"  # role2 0.16 < role1 0.33
+    s.allocated("role2/framework2", cpus=3, mem=2048)  # slave3
+    s.add("role1/framework3")
+    s.totals = {"cpus": 10, "mem": 7680}
+    assert s.sort()[0] == "role1/framework3"  # role1 0.2 < role2 0.4; framework3 0 < framework1 1
+    s.allocated("role1/framework3", cpus=4, mem=4096)  # slave4
+    s.add("role1/framework4")
+    s.totals = {"cpus": 11, "mem": 8192}
+    # framework4 holds nothing, but role2 (0.36) is below role1 (0.63)
+    assert s.sort()[0] == "role2/framework2"
+
+
+def test_mesos_HierarchicalAllocatorTest_CoarseGrained() -> None:
+    s = Sorter(cpus=4, mem=2048)  # two agents of <2 cpus, 1024 mem>
+    s.add("role1/framework1")
+    s.allocated("role1/framework1", cpus=2, mem=1024)  # both agents, one allocation each
+    s.allocated("role1/framework1", cpus=2, mem=1024)
+    s.unallocated("role1/framework1", cpus=4, mem=2048)  # recoverResources of both
+    s.add("role2/framework2")
+    first = s.sort()[0]
+    assert first == "role2/framework2"  # equal shares (0); role2 has had fewer allocations
+    s.allocated(first, cpus=2, mem=1024)
+    assert s.sort()[0] == "role1/framework1"  # the other agent goes to framework1
