@@ -364,3 +364,24 @@ def test_mesos_HierarchicalAllocatorTest_CoarseGrained() -> None:
     assert first == "role2/framework2"  # equal shares (0); role2 has had fewer allocations
     s.allocated(first, cpus=2, mem=1024)
     assert s.sort()[0] == "role1/framework1"  # the other agent goes to framework1
+
+
+def test_mesos_HierarchicalAllocatorTest_SameShareFairness() -> None:
+    # Two frameworks of one role, one agent <2 cpus, 1024 mem> offered whole and recovered ten
+    # times: equal shares (0 after each recovery), so the allocation count alternates them,
+    # 5 and 5 (the name alone would give framework1 all ten). Run through the engine's
+    # incremental steps (Engine.allocate / release), whose Mesos counts carry over.
+    from models.discrete import Engine
+
+    inst = Instance.from_dict({"resources": {"cpus": 2, "mem": 1024},
+                               "users": {"framework1": {"demand": {"cpus": 2, "mem": 1024}},
+                                         "framework2": {"demand": {"cpus": 2, "mem": 1024}}},
+                               "machines": [{"count": 1, "cpus": 2, "mem": 1024}]})
+    eng = Engine(inst, "mesos", on_full="skip")
+    counts = {"framework1": 0, "framework2": 0}
+    for _ in range(10):
+        step = eng.allocate()
+        (who,) = [inst.users[i] for i in step.picks]
+        counts[who] += 1
+        eng.release(who, 1)
+    assert counts == {"framework1": 5, "framework2": 5}
