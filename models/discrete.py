@@ -188,7 +188,8 @@ class FillState:
         :meth:`slot`; an unused machine holds :data:`EMPTY_SLOT`).
     extra : dict
         What a policy keeps from one allocation step to the next on the
-        same state (e.g. Mesos's allocation counts; see :class:`Engine`).
+        same state (e.g. Mesos's allocation counts; see :class:`Engine`,
+        which also keeps ``"released"``: tasks given back per user).
     """
 
     instance: Instance
@@ -902,6 +903,8 @@ class Engine:
                     del slot[i]
                 left -= got
         st.tasks[i] -= count
+        released = st.extra.setdefault("released", [0] * st.instance.n)
+        released[i] += count
 
     def _step(self, snapshot: bool) -> DiscreteFill:
         st, pol = self.state, self.policy

@@ -101,3 +101,18 @@ def test_compiled_kernels_match_python(policy: str, monkeypatch: pytest.MonkeyPa
             b = fill(inst, policy, on_full=on_full)
             monkeypatch.delenv("FAIRALLOC_NO_NUMBA")
             assert (a.picks, a.placed, a.failures, a.decisions) == (b.picks, b.placed, b.failures, b.decisions)
+
+
+def test_mesos_per_task_counts_include_released_tasks() -> None:
+    # mesos:offers=false counts one allocation per task; a released task does not lower it
+    # (as AllocationCountTieBreak upstream). Step 1: A (path), B, A (tie, counts 1-1, path):
+    # cpu is full. All tasks given back: shares tie at 0 and B (1 allocation against A's 2)
+    # goes first although A's path comes first.
+    inst = Instance.from_dict({"resources": {"cpu": 3}, "users": {"A": {"demand": {"cpu": 1}, "max_tasks": 2},
+                                                                  "B": {"demand": {"cpu": 1}}}})
+    eng = Engine(inst, "mesos:offers=false", on_full="skip")
+    first = eng.allocate()
+    assert [inst.users[i] for i in first.picks] == ["A", "B", "A"]
+    eng.release("A", 2)
+    eng.release("B", 1)
+    assert [inst.users[i] for i in eng.allocate().picks][0] == "B"

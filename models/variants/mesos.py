@@ -225,12 +225,20 @@ class MesosShare(VariantShare):
             out.append((drf_share(alloc, prep["T"], float(tree.weight[k])), counts[k], prep["paths"][k]))
         return out
 
+    @staticmethod
+    def allocations(state: FillState, i: int) -> int:
+        """Per-task mode: allocations made to user ``i`` so far, one per
+        task, including tasks since released (:meth:`Engine.release
+        <models.discrete.Engine.release>`; Mesos never lowers the count)."""
+        released = state.extra.get("released")
+        return int(state.tasks[i]) + (released[i] if released else 0)
+
     def subtree_counts(self, state: FillState) -> list[int]:
-        """Per-task mode: a node's allocations are its subtree's tasks."""
+        """Per-task mode: a node's allocations are its subtree's."""
         tree = self.tree(state.instance)
         counts = [0] * len(tree.parent)
         for i, k in enumerate(tree.leaf):
-            counts[k] = int(state.tasks[i])
+            counts[k] = self.allocations(state, i)
         for k in range(len(tree.parent) - 1, -1, -1):
             if tree.parent[k] >= 0:
                 counts[tree.parent[k]] += counts[k]
@@ -240,8 +248,7 @@ class MesosShare(VariantShare):
         """Keys of the user's roles from the top down, then its own."""
         prep = self.prepared(state.instance)
         if prep["flat"]:
-            t = int(state.tasks[i])
-            return ((self.share(state, i), t, prep["user_path"][i]),)
+            return ((self.share(state, i), self.allocations(state, i), prep["user_path"][i]),)
         stamp = (id(state), sum(state.tasks))
         if prep["cache"] is None or prep["cache"][0] != stamp:
             prep["cache"] = (stamp, self.node_keys(state, self.subtree_counts(state)))
