@@ -115,4 +115,4 @@ def test_mesos_per_task_counts_include_released_tasks() -> None:
     assert [inst.users[i] for i in first.picks] == ["A", "B", "A"]
     eng.release("A", 2)
     eng.release("B", 1)
-    assert [inst.users[i] for i in eng.allocate().picks][0] == "B"
+    assert inst.users[eng.allocate().picks[0]] == "B"
