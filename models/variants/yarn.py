@@ -121,7 +121,7 @@ class Ratios:
         u = np.asarray(use, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             usage = u.astype(ftype) / np.asarray(total, dtype=ftype)
-            fair = usage / ftype(weight)
+            fair = usage / ftype(np.float32(weight))  # Schedulable.getWeight() is a Java float
             mins = u.astype(ftype) / np.asarray(minimum, dtype=ftype)
         dom = 0
         for j in range(1, usage.size):
