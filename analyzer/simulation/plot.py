@@ -50,12 +50,13 @@ def plot_simulations(results: Sequence[SimulationResult], path: str | Path, titl
     if not results:
         raise ValueError("nothing to plot: no simulation given")
     m = len(results[0].resources)
-    with_users = results[0].log is not None
+    # per-user panels only when every user can be told apart (traces: utilisation only)
+    with_users = results[0].log is not None and len(results[0].users) <= LEGEND_MAX_USERS
     cols = m + 1 if with_users else 1
     fig = _figure(len(results) + 1 if with_users else 1, cols, 2.6)
     grid = fig.subplots(len(results) + 1 if with_users else 1, cols, squeeze=False)
     if with_users:
-        users = list(results[0].users[:LEGEND_MAX_USERS])
+        users = list(results[0].users)
         colors = _user_colors(len(users))
         for row, r in zip(grid, results, strict=False):
             _user_panels(row, r, users, colors)
