@@ -154,7 +154,9 @@ class Engine:
         unchecked = np.setdiff1d(np.arange(m), model.place_cols)
         self.over_cols = unchecked[model.machines[:, unchecked].sum(axis=0) > 0] if unchecked.size else unchecked
         self.cap = model.machines
-        self.free = model.machines.copy()
+        # free space, stored column by column (``free_cols[j]`` is contiguous: fit counts read it per resource)
+        self.free_cols = np.ascontiguousarray(model.machines.T)
+        self.free = self.free_cols.T  # a (K, columns) view of the same memory
         self.used = np.zeros(model.columns, dtype=np.int64)
         self.U = np.zeros((16, model.columns), dtype=np.int64)
         self.users: list[_User] = []
@@ -287,13 +289,13 @@ class Engine:
     # ------------------------------------------------------------ scheduling
     def _fits(self, d: np.ndarray, cap: int) -> np.ndarray:
         """How many tasks of demand ``d`` fit on each machine (at most ``cap``)."""
-        cols = self.model.place_cols
-        need = d[cols]
-        pos = need > 0
-        if not pos.any():
-            return np.full(self.free.shape[0], cap, dtype=np.int64)
-        c = cols[pos]
-        return (self.free[:, c] // need[pos]).min(axis=1)
+        out = None
+        for c in self.model.place_cols.tolist():
+            n = int(d[c])
+            if n > 0:
+                q = self.free_cols[c] // n
+                out = q if out is None else np.minimum(out, q, out=out)
+        return np.full(self.free.shape[0], cap, dtype=np.int64) if out is None else out
 
     def _unblock(self) -> tuple[list[int], np.ndarray]:
         """Give blocked users that fit on a machine freed since the last
@@ -466,12 +468,12 @@ class Engine:
             self._push(i)
 
     def _launch(self, t: float, s: _Spec, counts: np.ndarray, k: int) -> None:
-        cum = np.cumsum(counts)
+        nz = np.flatnonzero(counts)
+        cum = np.cumsum(counts[nz])
         last = int(np.searchsorted(cum, k))
-        take = counts[: last + 1].copy()
+        mach = nz[: last + 1]
+        take = counts[mach]
         take[last] -= int(cum[last]) - k
-        mach = np.flatnonzero(take)
-        take = take[mach]
         d = s.demand
         self.free[mach] -= take[:, None] * d
         self.U[s.user] += k * d
