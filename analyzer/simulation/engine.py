@@ -27,9 +27,10 @@ Level jumps: at the start of a round, when the policy's share has the form
 waiting user gets at once its tasks whose key is below the highest level
 ``L`` at which all of them fit in the pooled free space (found by a k-ary
 search over vectorised closed-form counts; counts are re-checked with the
-policy's own share). They are placed user by user in key order; the jump
-stops at the first user whose tasks first-fit cannot all place, and single
-decisions take over. On one machine this is exactly the one-task-at-a-time
+policy's own share). They are placed user by user in key order; a user
+whose tasks first-fit cannot all place gets those that fit and is blocked
+(its task then fits nowhere, as a single decision would find), and the
+jump goes on with the next user. On one machine this is exactly the one-task-at-a-time
 order; on several, a user's tasks of one jump are placed together. Users
 unblocked because a machine freed space can fit only on the freed
 machines: after the jump they are re-checked there at once, vectorised.
@@ -373,8 +374,8 @@ class Engine:
         """Level jump (see the module docstring): every waiting user gets,
         at once, its tasks whose key is below the largest level ``L`` at
         which all of them fit in the pooled free space; placed user by user
-        in key order, stopping at the first user whose tasks first-fit
-        cannot all place."""
+        in key order; a user whose tasks first-fit cannot all place is
+        blocked after those that fit."""
         form = self.model.form
         users = self.users
         live = {i: (k, r) for k, r, v, i in self.heap if v == users[i].version and users[i].queue}
@@ -429,9 +430,12 @@ class Engine:
                 self._launch(t, s, fit, got)
                 if s.pending == 0:
                     users[i].queue.popleft()
+            if got < c[p]:  # its task now fits nowhere: blocked, as a single decision would find; go on
+                users[i].blocked = True
+                users[i].version += 1
+                self.blocked.add(i)
+            else:
                 self._push(i)
-            if got < c[p]:
-                break
 
     def _round(self, t: float) -> None:
         reopened, ch = self._unblock()
