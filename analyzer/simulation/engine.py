@@ -93,8 +93,13 @@ def _level_counts(form: tuple[str, np.ndarray], U: np.ndarray, D: np.ndarray, w:
         inv = np.where(pos, 1.0 / np.where(pos, A, 1.0), 0.0)
         wide = np.where(pos, 0.0, np.inf)
 
+        cols = [(base[:, j], inv[:, j], wide[:, j]) for j in range(A.shape[1]) if pos[:, j].any()]
+
         def counts(levels: np.ndarray) -> np.ndarray:
-            bound = ((levels[:, None, None] * w[None, :, None] - base) * inv + wide).min(axis=2)
+            lw = levels[:, None] * w[None, :]
+            bound = np.full(lw.shape, np.inf)
+            for b, v, x in cols:  # one resource at a time: (G, a) arrays, no reduce over a short axis
+                np.minimum(bound, (lw - b) * v + x, out=bound)
             return np.clip(np.ceil(bound), 0, pend)
     else:
         per, base_s = D @ a, U @ a
