@@ -21,6 +21,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "load_policy_file": (".policy_file", "load_policy_file"),
     "PropertyTable": (".table", "PropertyTable"),
     "property_table": (".table", "property_table"),
+    "prove": (".proving", "prove"),
     "search": (".search.engine", "search"),
 }
 
@@ -67,6 +68,7 @@ __all__ = [
     "load_policy_file",
     "progressive_filling",
     "property_table",
+    "prove",
     "register",
     "search",
     "solve",

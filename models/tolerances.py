@@ -115,3 +115,9 @@ SCREEN_BATCH_ATOL: float = 1e-11
 #: solver of the same policy (relative to max(1, |x|)), e.g. exact CEEI
 #: against the Newton method.
 EXACT_AGREEMENT_RTOL: float = 1e-9
+
+#: Box around a policy's numeric allocation inside which the SMT encoding of
+#: the policy (:mod:`proofs.prover.encodings`) must have its only solution
+#: when the instance is fixed (the encoding tests: a solution exists within
+#: it, none outside it); absolute, on instances with capacities near 1.
+ENCODING_CHECK_ATOL: float = 1e-6

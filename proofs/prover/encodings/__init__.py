@@ -1,0 +1,80 @@
+"""SMT encodings of allocation policies: a formula over a symbolic instance
+and task variables whose unique solution is the policy's allocation.
+
+Every encoding covers the unweighted, uncapped continuous setting
+(Ghodsi et al., NSDI 2011, Sections 4-5); weights and task caps are not
+encoded. One module per policy family; an encoding registers with
+:func:`register_encoding`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from models import PolicyError
+
+from ..symbolic import Market
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A policy as a formula.
+
+    Attributes
+    ----------
+    name : str
+        The registered policy name.
+    normalise : {"max", "sum", None}
+        The per-user scale normalisation the policy allows (see
+        :mod:`proofs.prover.symbolic`); ``None`` when task sizes matter.
+    formula : callable
+        ``formula(market, x, tag) -> list of z3 constraints`` that hold
+        exactly when ``x`` is the policy's allocation on ``market``
+        (``tag`` prefixes auxiliary variable names).
+    """
+
+    name: str
+    normalise: str | None
+    formula: Callable[[Market, Sequence[Any], str], list[Any]]
+
+
+_ENCODINGS: dict[str, Encoding] = {}
+_LOADED = False
+
+
+def register_encoding(name: str, normalise: str | None) -> Callable[[Callable[..., list[Any]]], Callable[..., list[Any]]]:
+    """Decorator registering ``formula`` as the encoding of policy ``name``."""
+
+    def deco(formula: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
+        _ENCODINGS[name] = Encoding(name, normalise, formula)
+        return formula
+
+    return deco
+
+
+def encodings() -> dict[str, Encoding]:
+    """Every registered encoding by policy name (modules loaded on first use)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        for info in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{info.name}")
+    return dict(_ENCODINGS)
+
+
+def get_encoding(policy: str) -> Encoding:
+    """The encoding of ``policy``.
+
+    Raises
+    ------
+    PolicyError
+        When the policy has no SMT encoding (a bad-input error).
+    """
+    known = encodings()
+    if policy not in known:
+        raise PolicyError(f"policy {policy!r} has no SMT encoding (encoded: {', '.join(sorted(known))})")
+    return known[policy]
