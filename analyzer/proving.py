@@ -108,6 +108,8 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
         result.status, result.counterexample = COUNTEREXAMPLE, found[0]
     elif len(cases) == len(split(pol, prop, users, resources, domain)) and all(c.status == UNSAT for c in cases):
         result.status = PROVED
+        if neg.resources is not None and neg.resources != resources:
+            result.note = f"holds vacuously: the property speaks only of {neg.resources} resource(s)"
     elif any(c.status == SAT for c in cases):
         result.note = "z3 found a candidate counterexample that the exact re-check did not confirm"
     else:

@@ -58,6 +58,9 @@ class Negation:
         ``build(encoding, n, m, domain, dom) -> Query``.
     min_users : int
         Smallest number of users the property speaks about.
+    resources : int or None
+        The only number of resources the property speaks about (``1`` for
+        single-resource fairness); it holds vacuously at other sizes.
     """
 
     name: str
@@ -65,6 +68,7 @@ class Negation:
     extra_rows: int
     build: Callable[[Encoding, int, int, str, tuple[int, ...] | None], Query]
     min_users: int = 1
+    resources: int | None = None
 
 
 _NEGATIONS: dict[str, Negation] = {}
@@ -72,7 +76,7 @@ _LOADED = False
 
 
 def register_negation(name: str, distinguished: int, extra_rows: int = 0, min_users: int = 1,
-                      last_distinguished: bool = False) -> Callable[[Callable[..., Query]], Callable[..., Query]]:
+                      last_distinguished: bool = False, resources: int | None = None) -> Callable[[Callable[..., Query]], Callable[..., Query]]:
     """Decorator registering ``build`` as the negation of property ``name``.
 
     The formula distinguishes users ``0 .. distinguished - 1`` (and the last
@@ -87,7 +91,7 @@ def register_negation(name: str, distinguished: int, extra_rows: int = 0, min_us
         return fixed, [i for i in range(n) if i not in fixed]
 
     def deco(build: Callable[..., Query]) -> Callable[..., Query]:
-        _NEGATIONS[name] = Negation(name, roles, extra_rows, build, min_users)
+        _NEGATIONS[name] = Negation(name, roles, extra_rows, build, min_users, resources)
         return build
 
     return deco

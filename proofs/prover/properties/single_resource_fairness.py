@@ -12,7 +12,7 @@ from ..encodings import Encoding
 from . import Query, allocated, register_negation
 
 
-@register_negation("single-resource-fairness", distinguished=0)
+@register_negation("single-resource-fairness", distinguished=0, resources=1)
 def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
     mk, x, cons = allocated(enc, n, m, domain, dom)
     if m != 1:
