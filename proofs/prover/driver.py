@@ -24,6 +24,8 @@ from .symbolic import DOMAINS, dominant_cases
 #: A case: the dominant resource of every row (users, then extra rows), or
 #: ``None`` for an unsplit query.
 Case = tuple[int, ...] | None
+#: Seconds a case may overrun the deadline before its process is stopped.
+DEADLINE_GRACE: float = 2.0
 #: What a worker receives: policy, property, n, m, domain, case, deadline.
 Job = tuple[str, str, int, int, str, Case, float]
 
@@ -84,7 +86,7 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
     timeout : float
         Wall-clock seconds for the whole proof (a common deadline).
     workers : int or None
-        Processes (default: the CPU count); 1 solves in this process.
+        Worker processes (default: the CPU count).
     accept : callable
         Called on each satisfiable case in the parent process; ``True``
         (the counterexample was re-verified) stops the run.
@@ -97,21 +99,24 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
     cases = split(policy, prop, n, m, domain)
     deadline = time.time() + timeout
     jobs: list[Job] = [(policy, prop, n, m, domain, c, deadline) for c in cases]
-    count = min(len(jobs), workers or os.cpu_count() or 1)
+    count = max(1, min(len(jobs), workers or os.cpu_count() or 1))
     results: list[CaseResult] = []
-    if count <= 1:
-        for job in jobs:
-            res = solve_case(job)
-            results.append(res)
-            if res.status == SAT and accept(res):
-                return results, True
-        return results, False
+    # always in worker processes: a z3 call that overruns its own timeout is
+    # then stopped at the deadline (plus a grace period) by terminating them
     pool = multiprocessing.get_context("fork").Pool(count)
     try:
-        for res in pool.imap_unordered(solve_case, jobs):
+        answers = pool.imap_unordered(solve_case, jobs)
+        for _ in jobs:
+            try:
+                res = answers.next(timeout=max(0.0, deadline - time.time()) + DEADLINE_GRACE)
+            except multiprocessing.TimeoutError:
+                break
             results.append(res)
             if res.status == SAT and accept(res):
                 return results, True
+        seen = {r.label for r in results}
+        results += [CaseResult(label(c, n), UNKNOWN, 0.0, reason="deadline reached")
+                    for c in cases if label(c, n) not in seen]
         return results, False
     finally:
         pool.terminate()

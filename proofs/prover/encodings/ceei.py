@@ -6,7 +6,8 @@ The objective is strictly concave in ``x`` and Slater's condition holds, so
 the KKT conditions characterise the unique optimum: prices ``p_j >= 0``
 with each user's task price ``q_i = sum_j p_j d_ij`` exhausting its equal
 budget, ``x_i q_i = 1``, feasibility, and complementary slackness (a
-resource with a positive price is saturated).
+resource with a positive price is saturated). The implied identity
+``sum_j p_j R_j = n`` is added as a lemma (it changes no solution).
 """
 
 from __future__ import annotations
@@ -31,4 +32,7 @@ def ceei(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
         cons.append(q[i] == z3.Sum([p[j] * mk.d[i][j] for j in range(mk.m)]))
         cons.append(x[i] * q[i] == 1)
     cons += [z3.Or(p[j] == 0, mk.saturated(x, j)) for j in range(mk.m)]
+    # implied (a lemma for the solver): the budgets add up to the value of
+    # the supply, sum_j p_j R_j = sum_j p_j load_j = sum_i x_i q_i = n
+    cons.append(z3.Sum([p[j] * mk.R[j] for j in range(mk.m)]) == mk.n)
     return cons
