@@ -39,6 +39,22 @@ def cell(policy: str, prop: str, n: int, m: int, limit: float, workers: int) -> 
     return {"counterexample": "cex"}.get(r.status, r.status), time.perf_counter() - t0
 
 
+def smallest_counterexample(policy: str, prop: str, limit: float, workers: int, top: int = 3) -> str:
+    """The first size (by ``n + m``, then ``n``; ``n, m <= top``) with an
+    exactly verified counterexample, and whether every smaller size
+    (componentwise) was proved, which makes it the smallest."""
+    neg = get_negation(prop)
+    sizes = sorted(((n, m) for n in range(neg.min_users, top + 1) for m in range(1, top + 1)),
+                   key=lambda s: (s[0] + s[1], s[0]))
+    status: dict[tuple[int, int], str] = {}
+    for n, m in sizes:
+        status[n, m], _ = cell(policy, prop, n, m, limit, workers)
+        if status[n, m] == "cex":
+            below = [st for (a, b), st in status.items() if a <= n and b <= m and (a, b) != (n, m)]
+            return f"{n}x{m}" + (" (smaller sizes proved)" if all(st == "proved" for st in below) else "")
+    return "none"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="2x2,2x3,3x2,3x3")
@@ -49,7 +65,8 @@ def main() -> None:
     args = ap.parse_args()
     sizes = sizes_of(args.sizes)
     props = list(available_properties())[:8]
-    head = f"{'policy':<7}{'property':<26}" + "".join(f"{f'{n}x{m}':>16}" for n, m in sizes) + "   largest proved"
+    head = (f"{'policy':<7}{'property':<26}" + "".join(f"{f'{n}x{m}':>16}" for n, m in sizes)
+            + "   largest proved; smallest counterexample")
     print(head)
     met2, met3 = True, True
     for pol in args.policies.split(","):
@@ -74,6 +91,8 @@ def main() -> None:
                         break
                     largest = (n, get_negation(prop).resources or m)
             big = "-" if largest is None else f"{largest[0]}x{largest[1]}"
+            if any(c.startswith("cex") for c in row):
+                big += "; smallest counterexample " + smallest_counterexample(pol, prop, args.limit, args.workers)
             print(f"{pol:<7}{prop:<26}" + "".join(f"{c:>16}" for c in row) + f"   {big}", flush=True)
     print(f"target: every cell decided at 2x2 within 60 s: {'met' if met2 else 'NOT met'}")
     if any(s == (3, 3) for s in sizes):

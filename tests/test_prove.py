@@ -179,3 +179,30 @@ def test_cli_json_and_parallel_workers() -> None:
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["status"] == "proved" and len(out["cases"]) == out["assumptions"]["cases"] == 5
+
+
+def _table(fmt: str, capsys: pytest.CaptureFixture[str]) -> str:
+    args = ["table", "--policy", "drf,asset", "--property", "sharing-incentive,envy-freeness,bottleneck-based-fairness",
+            "--budget", "40", "--prove", "2,2", "--quiet", "--workers", "1", "--format", fmt]
+    assert main(args) == 0
+    return capsys.readouterr().out
+
+
+def test_table_prove_says_which_cells_are_proved(capsys: pytest.CaptureFixture[str]) -> None:
+    cells = {(c["policy"], c["property"]): c for c in json.loads(_table("json", capsys))["cells"]}
+    proof = cells["drf", "envy-freeness"]["proof"]
+    assert proof["complete"] and proof["text"].startswith("proved for n ≤ 2, m ≤ 2")
+    assert proof["proved"] == [[2, 1], [2, 2]]  # envy needs two users
+    assert "proof" not in cells["asset", "sharing-incentive"]            # a ✗ cell
+    assert "proof" not in cells["asset", "bottleneck-based-fairness"]    # no encoding: evidence only
+    text = _table("text", capsys)
+    assert "✓ (proved)" in text and "no counterexample in 40 instances" in text
+    rows = _table("csv", capsys).splitlines()
+    assert rows[0].endswith(",proof") and any("proved for n ≤ 2" in r for r in rows)
+    assert "proved for n ≤ 2, m ≤ 2" in _table("md", capsys)
+    assert "proved for n ≤ 2, m ≤ 2" in _table("latex", capsys)
+
+
+def test_table_prove_bad_sizes_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["table", "--policy", "drf", "--budget", "10", "--prove", "2", "--quiet"]) == 2
+    assert "--prove" in capsys.readouterr().err

@@ -52,7 +52,7 @@ def text(r: Any) -> str:
     scope = (f"demands: {a['demands']}; capacities: any; weights: {a['weights']}; caps: {a['caps']}; "
              f"{a['setting']}")
     if r.status == "counterexample":
-        head = violation_text(r.counterexample) + f"found by {a['solver']} at {size} ({r.domain} domain)\n"
+        head = violation_text(r.counterexample) + f"constructed by the SMT solver at {size} ({r.domain} demands)\n"
     elif r.status == "proved":
         head = f"{r.property} PROVED for {r.policy} on every instance with {size}\n({scope})\n"
     else:
