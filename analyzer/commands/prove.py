@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import EXIT_OK, EXIT_SOLVER, EXIT_VIOLATION, write_out
+from ..cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_VIOLATION, fail, write_out
 from ..render import to_json
 
 #: Exit code by proof status.
@@ -32,6 +32,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proofs.prover.driver import INTERRUPTED
+
     from ..proving import prove
 
     r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain,
@@ -40,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
         write_out(to_json(r.to_dict()))
     else:
         write_out(text(r))
+    if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
+        return fail("interrupted: the cases above were solved", EXIT_INTERRUPTED)
     return EXIT_CODES[r.status]
 
 
@@ -57,6 +61,7 @@ def text(r: Any) -> str:
         head = f"{r.property} PROVED for {r.policy} on every instance with {size}\n({scope})\n"
     else:
         head = f"{r.property} for {r.policy} at {size}: UNKNOWN ({r.note})\n"
-    lines = [head.rstrip("\n"), f"{len(r.cases)} of {a['cases']} cases solved in {r.seconds:.2f} s ({a['solver']}):"]
+    decided = sum(c.status != "unknown" for c in r.cases)
+    lines = [head.rstrip("\n"), f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
     lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s){' ' + c.reason if c.reason else ''}" for c in r.cases]
     return "\n".join(lines) + "\n"

@@ -24,6 +24,8 @@ from .symbolic import DOMAINS, dominant_cases
 #: A case: the dominant resource of every row (users, then extra rows), or
 #: ``None`` for an unsplit query.
 Case = tuple[int, ...] | None
+#: Reason of the cases left unsolved by Ctrl-C.
+INTERRUPTED = "interrupted"
 #: Seconds a case may overrun the deadline before its process is stopped.
 DEADLINE_GRACE: float = 2.0
 #: What a worker receives: policy, property, n, m, domain, case, deadline.
@@ -104,6 +106,7 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
     # always in worker processes: a z3 call that overruns its own timeout is
     # then stopped at the deadline (plus a grace period) by terminating them
     pool = multiprocessing.get_context("fork").Pool(count)
+    why = "deadline reached"
     try:
         answers = pool.imap_unordered(solve_case, jobs)
         for _ in jobs:
@@ -114,18 +117,12 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
             results.append(res)
             if res.status == SAT and accept(res):
                 return results, True
-        seen = {r.label for r in results}
-        results += [CaseResult(label(c, n), UNKNOWN, 0.0, reason="deadline reached")
-                    for c in cases if label(c, n) not in seen]
-        return results, False
+    except KeyboardInterrupt:  # keep the cases solved so far
+        why = INTERRUPTED
     finally:
         pool.terminate()
         pool.join()
+    seen = {r.label for r in results}
+    results += [CaseResult(label(c, n), UNKNOWN, 0.0, reason=why) for c in cases if label(c, n) not in seen]
+    return results, False
 
-
-def statuses(results: list[CaseResult]) -> dict[str, int]:
-    """How many cases ended each way."""
-    out: dict[str, Any] = {UNSAT: 0, SAT: 0, UNKNOWN: 0}
-    for r in results:
-        out[r.status] += 1
-    return out
