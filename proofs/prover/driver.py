@@ -14,7 +14,6 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable
-from typing import Any
 
 from .encodings import get_encoding
 from .properties import get_negation
