@@ -9,14 +9,11 @@ encoded. One module per policy family; an encoding registers with
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from models import PolicyError
-
+from ..registry import Registry
 from ..symbolic import Market
 
 
@@ -42,15 +39,14 @@ class Encoding:
     formula: Callable[[Market, Sequence[Any], str], list[Any]]
 
 
-_ENCODINGS: dict[str, Encoding] = {}
-_LOADED = False
+_ENCODINGS: Registry[Encoding] = Registry(__name__, __path__, "policy")
 
 
 def register_encoding(name: str, normalise: str | None) -> Callable[[Callable[..., list[Any]]], Callable[..., list[Any]]]:
     """Decorator registering ``formula`` as the encoding of policy ``name``."""
 
     def deco(formula: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-        _ENCODINGS[name] = Encoding(name, normalise, formula)
+        _ENCODINGS.add(name, Encoding(name, normalise, formula))
         return formula
 
     return deco
@@ -58,23 +54,9 @@ def register_encoding(name: str, normalise: str | None) -> Callable[[Callable[..
 
 def encodings() -> dict[str, Encoding]:
     """Every registered encoding by policy name (modules loaded on first use)."""
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        for info in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{info.name}")
-    return dict(_ENCODINGS)
+    return _ENCODINGS.all()
 
 
 def get_encoding(policy: str) -> Encoding:
-    """The encoding of ``policy``.
-
-    Raises
-    ------
-    PolicyError
-        When the policy has no SMT encoding (a bad-input error).
-    """
-    known = encodings()
-    if policy not in known:
-        raise PolicyError(f"policy {policy!r} has no SMT encoding (encoded: {', '.join(sorted(known))})")
-    return known[policy]
+    """The encoding of ``policy`` (:class:`~models.PolicyError` when there is none)."""
+    return _ENCODINGS.get(policy)

@@ -9,17 +9,14 @@ and registers it with :func:`register_negation`.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import z3
 
-from models import PolicyError
-
 from ..encodings import Encoding
+from ..registry import Registry
 from ..symbolic import Market, market
 
 
@@ -71,8 +68,7 @@ class Negation:
     resources: int | None = None
 
 
-_NEGATIONS: dict[str, Negation] = {}
-_LOADED = False
+_NEGATIONS: Registry[Negation] = Registry(__name__, __path__, "property")
 
 
 def register_negation(name: str, distinguished: int, extra_rows: int = 0, min_users: int = 1,
@@ -91,7 +87,7 @@ def register_negation(name: str, distinguished: int, extra_rows: int = 0, min_us
         return fixed, [i for i in range(n) if i not in fixed]
 
     def deco(build: Callable[..., Query]) -> Callable[..., Query]:
-        _NEGATIONS[name] = Negation(name, roles, extra_rows, build, min_users, resources)
+        _NEGATIONS.add(name, Negation(name, roles, extra_rows, build, min_users, resources))
         return build
 
     return deco
@@ -99,26 +95,12 @@ def register_negation(name: str, distinguished: int, extra_rows: int = 0, min_us
 
 def negations() -> dict[str, Negation]:
     """Every registered negation by property name."""
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        for info in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{info.name}")
-    return dict(_NEGATIONS)
+    return _NEGATIONS.all()
 
 
 def get_negation(prop: str) -> Negation:
-    """The negation of ``prop``.
-
-    Raises
-    ------
-    PolicyError
-        When the property has no SMT encoding.
-    """
-    known = negations()
-    if prop not in known:
-        raise PolicyError(f"property {prop!r} has no SMT encoding (encoded: {', '.join(sorted(known))})")
-    return known[prop]
+    """The negation of ``prop`` (:class:`~models.PolicyError` when there is none)."""
+    return _NEGATIONS.get(prop)
 
 
 def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None
