@@ -84,8 +84,9 @@ def main() -> None:
                     met3 = False
             if largest is not None and args.grow:
                 n, m = largest
-                while max(n, m) < args.grow:
-                    n, m = (n + 1, m) if n <= m or get_negation(prop).resources else (n, m + 1)
+                one = get_negation(prop).resources is not None
+                while n < args.grow or (m < args.grow and not one):
+                    n, m = (n + 1, m) if n <= m or one or m >= args.grow else (n, m + 1)
                     status, sec = cell(pol, prop, n, m, args.limit, args.workers)
                     if status != "proved":
                         break

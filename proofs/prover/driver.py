@@ -39,7 +39,7 @@ def split(policy: str, prop: str, n: int, m: int, domain: str) -> list[Case]:
     if enc.normalise != "max":
         return [None]
     fixed, free = neg.roles(n)
-    return list(dominant_cases(m, fixed, free, neg.extra_rows))
+    return list(dominant_cases(m, tuple(fixed), tuple(free), neg.extra_rows))
 
 
 def label(case: Case, n: int) -> str:

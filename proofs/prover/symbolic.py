@@ -20,6 +20,7 @@ Normalisations (each stated where it is used, each exact):
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -136,7 +137,8 @@ def market(n: int, m: int, domain: str, normalise: str | None, dom: tuple[int, .
     return Market(rows, [z3.RealVal(1)] * m, True, domain == POSITIVE, known), cons
 
 
-def dominant_cases(m: int, fixed: Sequence[int], free: Sequence[int], extra: int) -> list[tuple[int, ...]]:
+@functools.lru_cache(maxsize=256)
+def dominant_cases(m: int, fixed: tuple[int, ...], free: tuple[int, ...], extra: int) -> list[tuple[int, ...]]:
     """Dominant-resource assignments up to symmetry.
 
     Rows are ``fixed`` users (distinguished by the property), ``free``
@@ -150,25 +152,20 @@ def dominant_cases(m: int, fixed: Sequence[int], free: Sequence[int], extra: int
     """
     n = len(fixed) + len(free)
     out: set[tuple[int, ...]] = set()
-    for combo in itertools.product(range(m), repeat=n + extra):
-        best = None
-        for perm in itertools.permutations(range(m)):
-            f = tuple(perm[combo[k]] for k in range(len(fixed)))
-            s = tuple(sorted(perm[combo[len(fixed) + k]] for k in range(len(free))))
-            e = tuple(perm[combo[n + k]] for k in range(extra))
-            key = (f, s, e)
-            if best is None or key < best:
-                best = key
-        assert best is not None
-        f, s, e = best
-        dom = [0] * (n + extra)
-        for k, u in enumerate(fixed):
-            dom[u] = f[k]
-        for k, u in enumerate(free):
-            dom[u] = s[k]
-        for k in range(extra):
-            dom[n + k] = e[k]
-        out.add(tuple(dom))
+    perms = list(itertools.permutations(range(m)))
+    for head in itertools.product(range(m), repeat=len(fixed)):
+        for bag in itertools.combinations_with_replacement(range(m), len(free)):  # free users: a multiset
+            for tail in itertools.product(range(m), repeat=extra):
+                f, s, e = min((tuple(p[v] for v in head), tuple(sorted(p[v] for v in bag)), tuple(p[v] for v in tail))
+                              for p in perms)
+                dom = [0] * (n + extra)
+                for k, u in enumerate(fixed):
+                    dom[u] = f[k]
+                for k, u in enumerate(free):
+                    dom[u] = s[k]
+                for k in range(extra):
+                    dom[n + k] = e[k]
+                out.add(tuple(dom))
     return sorted(out)
 
 
