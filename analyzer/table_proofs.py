@@ -61,7 +61,11 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
                 workers: int | None = None) -> None:
     """Attach a :class:`CellProof` to every ✓ cell of ``table`` whose policy
     and property have SMT encodings (``table.proofs``), trying sizes in
-    increasing order and stopping at the first one not proved.
+    increasing order and stopping at the first one not proved. Cells of
+    the discrete setting are left alone (the encodings are continuous);
+    a cell whose class allows zero demands is proved in that domain; the
+    proofs cover unweighted, uncapped instances whatever the class (the
+    text says so).
 
     Parameters
     ----------
@@ -70,18 +74,22 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     """
     from proofs.prover.encodings import encodings
     from proofs.prover.properties import negations
+    from proofs.prover.symbolic import POSITIVE, ZEROS
 
+    from .properties.base import CONTINUOUS
     from .proving import prove
 
     for key, cell in table.cells.items():
-        if cell.holds is not True or cell.policy not in encodings() or cell.property not in negations():
+        if (cell.holds is not True or cell.mode != CONTINUOUS or cell.policy not in encodings()
+                or cell.property not in negations()):
             continue
         neg = negations()[cell.property]
-        proof = CellProof(max_users, max_resources)
+        domain = ZEROS if cell.instance_class.zeros else POSITIVE  # the cell's class: zero demands or not
+        proof = CellProof(max_users, max_resources, domain=domain)
         ms = [neg.resources] if neg.resources is not None else list(range(1, max_resources + 1))
         sizes = [(n, m) for n in range(max(neg.min_users, 1), max_users + 1) for m in ms]
         for k, (n, m) in enumerate(sizes):
-            r = prove(cell.policy, cell.property, n, m, timeout=timeout, workers=workers)
+            r = prove(cell.policy, cell.property, n, m, domain=domain, timeout=timeout, workers=workers)
             if r.status != "proved":
                 proof.failed.append((n, m, r.status))
                 proof.failed += [(a, b, "skipped") for a, b in sizes[k + 1:]]
