@@ -107,6 +107,9 @@ def test_known_false_cells_give_exact_counterexamples(policy: str, prop: str, n:
 
 @pytest.mark.parametrize(("policy", "prop", "n", "m", "domain"), [
     ("drf", "strategy-proofness", 2, 2, "positive"),
+    ("drf", "strategy-proofness", 3, 3, "positive"),   # the 3x3 targets
+    ("drf", "sharing-incentive", 3, 3, "positive"),
+    ("drf", "envy-freeness", 3, 3, "positive"),
     ("drf", "sharing-incentive", 2, 3, "positive"),
     ("drf", "envy-freeness", 3, 2, "zeros"),
     ("drf", "pareto-efficiency", 2, 2, "zeros"),
