@@ -92,7 +92,7 @@ def main() -> None:
                         break
                     largest = (n, get_negation(prop).resources or m)
             big = "-" if largest is None else f"{largest[0]}x{largest[1]}"
-            if any(c.startswith("cex") for c in row):
+            if largest is None or any(c.startswith("cex") for c in row):
                 big += "; smallest counterexample " + smallest_counterexample(pol, prop, args.limit, args.workers)
             print(f"{pol:<7}{prop:<26}" + "".join(f"{c:>16}" for c in row) + f"   {big}", flush=True)
     print(f"target: every cell decided at 2x2 within 60 s: {'met' if met2 else 'NOT met'}")
