@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +84,7 @@ class ProofResult:
     seconds: float = 0.0
     note: str = ""
 
-    @property
+    @builtins.property  # the field ``property`` shadows the builtin in this class body
     def proved(self) -> bool:
         return self.status == PROVED
 
