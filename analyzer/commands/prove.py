@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         write_out(text(r))
     if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
-        return fail("interrupted: the cases above were solved", EXIT_INTERRUPTED)
+        return fail("interrupted: the cases decided so far are listed above", EXIT_INTERRUPTED)
     return EXIT_CODES[r.status]
 
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable
+from multiprocessing.connection import wait
+from typing import Any
 
 from .encodings import get_encoding
 from .properties import get_negation
@@ -99,29 +102,53 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
     """
     cases = split(policy, prop, n, m, domain)
     deadline = time.time() + timeout
-    jobs: list[Job] = [(policy, prop, n, m, domain, c, deadline) for c in cases]
-    count = max(1, min(len(jobs), workers or os.cpu_count() or 1))
+    pending: list[Job] = [(policy, prop, n, m, domain, c, deadline) for c in cases]
+    count = max(1, workers or os.cpu_count() or 1)
+    ctx = multiprocessing.get_context("fork")
+    running: dict[Any, tuple[Any, Case]] = {}  # result pipe -> (process, case)
     results: list[CaseResult] = []
-    # always in worker processes: a z3 call that overruns its own timeout is
-    # then stopped at the deadline (plus a grace period) by terminating them
-    pool = multiprocessing.get_context("fork").Pool(count)
     why = "deadline reached"
+    # one process per case, no shared locks: a case that overruns z3's own
+    # timeout is killed at the deadline (plus a grace period) without
+    # leaving anything locked (multiprocessing.Pool.terminate can hang then)
     try:
-        answers = pool.imap_unordered(solve_case, jobs)
-        for _ in jobs:
-            try:
-                res = answers.next(timeout=max(0.0, deadline - time.time()) + DEADLINE_GRACE)
-            except multiprocessing.TimeoutError:
+        while pending or running:
+            while pending and len(running) < count:
+                job = pending.pop(0)
+                recv, send = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_worker, args=(job, send), daemon=True)
+                proc.start()
+                send.close()
+                running[recv] = (proc, job[5])
+            ready = wait(list(running), timeout=max(0.0, deadline - time.time()) + DEADLINE_GRACE)
+            if not ready:
                 break
-            results.append(res)
-            if res.status == SAT and accept(res):
-                return results, True
+            for conn in ready:
+                proc, case = running.pop(conn)
+                try:
+                    res = conn.recv()
+                except EOFError:
+                    res = CaseResult(label(case, n), UNKNOWN, 0.0, reason=f"worker exited with code {proc.exitcode}")
+                conn.close()
+                proc.join()
+                results.append(res)
+                if res.status == SAT and accept(res):
+                    return results, True
     except KeyboardInterrupt:  # keep the cases solved so far
         why = INTERRUPTED
     finally:
-        pool.terminate()
-        pool.join()
+        for conn, (proc, _) in running.items():
+            proc.kill()
+            proc.join()
+            conn.close()
     seen = {r.label for r in results}
     results += [CaseResult(label(c, n), UNKNOWN, 0.0, reason=why) for c in cases if label(c, n) not in seen]
     return results, False
 
+
+def _worker(job: Job, conn: Any) -> None:
+    """A worker process: solve one case and send its result (Ctrl-C is the
+    parent's to handle: it kills the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    conn.send(solve_case(job))
+    conn.close()
