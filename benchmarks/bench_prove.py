@@ -65,7 +65,7 @@ def main() -> None:
     args = ap.parse_args()
     sizes = sizes_of(args.sizes)
     props = list(available_properties())[:8]
-    head = (f"{'policy':<7}{'property':<26}" + "".join(f"{f'{n}x{m}':>16}" for n, m in sizes)
+    head = (f"{'policy':<7}{'property':<26}" + "".join(f"{f'{n}x{m}':>18}" for n, m in sizes)
             + "   largest proved; smallest counterexample")
     print(head)
     met2, met3 = True, True
@@ -94,7 +94,7 @@ def main() -> None:
             big = "-" if largest is None else f"{largest[0]}x{largest[1]}"
             if largest is None or any(c.startswith("cex") for c in row):
                 big += "; smallest counterexample " + smallest_counterexample(pol, prop, args.limit, args.workers)
-            print(f"{pol:<7}{prop:<26}" + "".join(f"{c:>16}" for c in row) + f"   {big}", flush=True)
+            print(f"{pol:<7}{prop:<26}" + "".join(f"{c:>18}" for c in row) + f"   {big}", flush=True)
     print(f"target: every cell decided at 2x2 within 60 s: {'met' if met2 else 'NOT met'}")
     if any(s == (3, 3) for s in sizes):
         print(f"target: DRF SP, SI, EF proved at 3x3 within {args.limit:g} s: {'met' if met3 else 'NOT met'}")
