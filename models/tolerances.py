@@ -121,3 +121,9 @@ EXACT_AGREEMENT_RTOL: float = 1e-9
 #: level jumps use the closed form, and re-check counts with the policy's
 #: own function).
 SHARE_FORM_RTOL: float = 1e-12
+
+#: Box around a policy's numeric allocation inside which the SMT encoding of
+#: the policy (:mod:`proofs.prover.encodings`) must have its only solution
+#: when the instance is fixed (the encoding tests: a solution exists within
+#: it, none outside it); absolute, on instances with capacities near 1.
+ENCODING_CHECK_ATOL: float = 1e-6
