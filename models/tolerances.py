@@ -93,9 +93,12 @@ CEEI_NEWTON_TOL: float = 1e-13
 #: is accepted as optimal; above it the policy falls back to cvxpy.
 CEEI_CERTIFICATE_RTOL: float = 1e-9
 
-#: Relative slack when rounding a task's slot count up (slot-based sharing):
-#: a need of ``2 * (1 + 1e-12)`` slots from float roundoff counts as 2.
-SLOT_ROUND_RTOL: float = 1e-9
+#: Slot-based sharing: a task's slot count ``ceil(need)`` is an exact integer.
+#: The float path decides it by a float ``ceil`` unless ``need`` is within
+#: this (relative) of a whole number, where roundoff could put it on the
+#: wrong side; those tasks are decided in exact arithmetic
+#: (:mod:`models.policies.slots`). Far above float roundoff (~1e-16).
+SLOT_EXACT_RTOL: float = 1e-9
 
 #: A convex-program answer whose objective is worse than that of a known
 #: feasible point by more than this (relative) is rejected as inaccurate.
