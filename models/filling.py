@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -62,12 +62,17 @@ class Stage:
         the numeric solver.
     capped : sequence of int
         The subset of ``frozen`` that stopped at its task cap.
+    phase : int
+        1 for the filling of the policy's own share; 2 for the second phase,
+        in which the users whose share of one task is 0 share the leftover by
+        DRF (the level is then their weighted dominant share).
     """
 
     level: Any
     saturated: tuple[int, ...]
     frozen: Any
     capped: Any
+    phase: int = 1
 
 
 class FillingPolicy(Policy):
@@ -144,7 +149,7 @@ class FillingPolicy(Policy):
             dom = (D / R).max(axis=1)
             left = np.maximum(R - x @ D, 0.0)  # residual capacity (roundoff below 0 is 0)
             x2, stages2 = fill_numeric(D, left, w / dom, np.where(zero, k, 0.0))
-            x, stages = x + x2, stages + stages2
+            x, stages = x + x2, stages + [replace(st, phase=2) for st in stages2]
         return Allocation(
             instance=instance,
             x=x,
@@ -167,7 +172,8 @@ class FillingPolicy(Policy):
             dom = [max(D[i][j] / R[j] for j in range(instance.m)) for i in range(instance.n)]
             x2, stages2 = fill_exact(D, left, [wi / di for wi, di in zip(W, dom, strict=True)],
                                      [ki if ci == 0 else Fraction(0) for ci, ki in zip(c, K, strict=True)])
-            x, stages = [a + b for a, b in zip(x, x2, strict=True)], stages + stages2
+            x = [a + b for a, b in zip(x, x2, strict=True)]
+            stages = stages + [replace(st, phase=2) for st in stages2]
         return Allocation(
             instance=instance,
             x=np.array([float(v) for v in x]),
