@@ -227,9 +227,10 @@ def alpha_fair_objective(u: Any, weights: np.ndarray, beta: float, scale: float 
     ``scale`` (> 0) divides ``u`` first; it does not change the optimum
     (``U_beta(v / c)`` is a positive multiple of ``U_beta(v)`` plus a
     constant) but keeps ``v^(1-beta)`` near 1 for large ``beta``. Even so,
-    conic solvers lose accuracy for ``beta`` beyond a few tens (users far
-    above the smallest level then contribute ~0 to the objective); use
-    ``beta = inf`` for the max-min limit itself.
+    conic solvers lose accuracy from ``beta`` of about 6 (users far above
+    the smallest level then contribute ~0 to the objective, below the
+    solver tolerance): FDS and GFJ solve the KKT system instead
+    (:mod:`models.alpha_fair`) and use this program only as a start.
 
     ``U_beta(v) = log v`` for ``beta = 1`` and ``v^(1-beta) / (1-beta)``
     otherwise (Mo and Walrand's alpha-fairness with alpha = beta; Joe-Wong,

@@ -118,3 +118,20 @@ SCREEN_BATCH_ATOL: float = 1e-11
 #: solver of the same policy (relative to max(1, |x|)), e.g. exact CEEI
 #: against the Newton method.
 EXACT_AGREEMENT_RTOL: float = 1e-9
+
+#: Alpha-fair Newton method (models/alpha_fair.py): its answer is accepted
+#: when every priced resource is used to within this (relative, in log
+#: usage) of its capacity and none is over-used by more. Stationarity and
+#: price signs hold by construction, so the answer is then the exact
+#: optimum of the program with capacities changed by at most this much.
+ALPHA_FAIR_KKT_RTOL: float = 1e-12
+
+#: A violation confirmed only numerically (policy without an exact solver)
+#: is reported only after every allocation it used has been re-solved at
+#: tighter tolerance (:meth:`models.policy.Policy.solve_tight`, solver
+#: tolerances multiplied by :data:`RESOLVE_TIGHTEN`) and the re-solved task
+#: counts agree with the first ones to within :data:`RESOLVE_AGREE_RTOL`
+#: (relative; far below :data:`NUMERIC_CONFIRM_RTOL`, so the confirmed
+#: margin survives the re-solve).
+RESOLVE_TIGHTEN: float = 1e-2
+RESOLVE_AGREE_RTOL: float = 1e-6

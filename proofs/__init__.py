@@ -21,6 +21,8 @@ from .filling_certificate import FillingCertificate, StageCertificate, certify_f
 #: Exact solvers living in proofs, by policy name.
 EXACT_SOLVERS: dict[str, Callable[[Policy, Instance], Allocation]] = {
     "ceei": solve_ceei_exact,
+    # BBF is the CEEI program with budgets = weights (Gutman and Nisan, AAMAS 2012, Section 4)
+    "bbf": solve_ceei_exact,
 }
 
 __all__ = ["EXACT_SOLVERS", "CEEIEnclosure", "Check", "FillingCertificate", "KKTCertificate", "StageCertificate",
