@@ -252,4 +252,4 @@ def _is_stage_list(cert: Any) -> bool:
     return isinstance(cert, list | tuple) and all(isinstance(s, Stage) for s in cert)
 
 
-__all__ = ["FillingCertificate", "StageCertificate", "certify_filling", "share_name", "SHARE_NAMES"]
+__all__ = ["SHARE_NAMES", "FillingCertificate", "StageCertificate", "certify_filling", "share_name"]

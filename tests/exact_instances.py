@@ -10,9 +10,11 @@ from models import Instance
 
 
 def small_integer_instance(rng: random.Random, *, max_users: int = 4, max_resources: int = 3,
-                           caps: bool = True, weights: bool = True) -> Instance:
+                           caps: bool = True, weights: bool = True, groups: bool = False) -> Instance:
     """One instance with integer data: capacities 1..12, demands 0..4 (every
-    user demands something), weights 1..3, caps 0..5 or none."""
+    user demands something), weights 1..3, caps 0..5 or none; with
+    ``groups`` every user sits in a group of a small tree (``a``, ``b``,
+    ``a/c``)."""
     m = rng.randint(1, max_resources)
     n = rng.randint(1, max_users)
     res = [f"r{j}" for j in range(m)]
@@ -26,6 +28,8 @@ def small_integer_instance(rng: random.Random, *, max_users: int = 4, max_resour
             spec["weight"] = rng.randint(1, 3)
         if caps and rng.random() < 0.3:
             spec["max_tasks"] = rng.randint(0, 5)
+        if groups:
+            spec["group"] = rng.choice(["a", "b", "a/c"])
         users[f"U{i}"] = spec
     return Instance.from_dict({"resources": {r: rng.randint(1, 12) for r in res}, "users": users})
 
