@@ -20,14 +20,12 @@ import sys
 import time
 
 import numpy as np
-from _common import ROOT, ratio
+from _common import ratio  # puts the repository root on sys.path
 
 from models import SolverError, get_policy
 from models.convex import ConvexPolicy
-
-sys.path.insert(0, str(ROOT))
-from tests.alpha_fair_reference import alpha_fair_reference  # noqa: E402
-from tests.exact_instances import small_integer_instances  # noqa: E402
+from tests.alpha_fair_reference import alpha_fair_reference
+from tests.exact_instances import small_integer_instances
 
 
 def rel_err(x: np.ndarray, ref: np.ndarray) -> float:
