@@ -72,7 +72,16 @@ class ConvexPolicy(Policy):
         """Feasible allocations (tasks, shape ``(n,)``) the optimum must be
         at least as good as; a solver answer whose objective is worse (by
         more than :data:`~models.tolerances.OBJECTIVE_RTOL`) is rejected and
-        the next solver tried. Default: none."""
+        the next solver tried. Default: none.
+
+        This guard only sees errors that move the objective: where some
+        users' terms are negligible in it (alpha-fair utilities at
+        moderate ``beta``: a user at 6 times the lowest level weighs
+        ``6^-15`` at ``beta = 16``) their task counts can be far off while
+        the objective agrees to 1e-12, and the guard cannot fire. Such
+        policies must certify their answers another way
+        (:class:`models.policies.fds.FDS` checks the KKT conditions,
+        :mod:`models.alpha_fair`)."""
         return []
 
     def program(self, instance: Instance) -> list[Any]:
