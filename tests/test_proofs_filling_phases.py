@@ -44,3 +44,15 @@ def test_second_phase_is_explained_and_verified() -> None:
     assert lines[-1].endswith("max-min fair (bottleneck argument verified in rationals)")
     # x_B / 9 / 2 = 3 x_C / 9 and x_B + 3 x_C = 7 (mem left after A)
     assert [str(v) for v in alloc.x_exact] == ["2", "14/3", "7/9"]
+
+
+def test_cli_explain_verifies_the_second_phase(tmp_path, capsys) -> None:
+    from analyzer.cli import main
+
+    path = tmp_path / "s.toml"
+    path.write_text('[resources]\ncpu = 3\ngpu = 5\n\n[users.A]\ndemand = { cpu = 1, gpu = 1 }\n\n'
+                    '[users.B]\ndemand = { gpu = 2 }\n\n[users.C]\ndemand = { gpu = 1 }\nweight = 3\n')
+    assert main(["solve", str(path), "--policy", "single-resource:resource=cpu", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "phase 2:" in out and "NOT verified" not in out
+    assert "-> max-min fair (bottleneck argument verified in rationals)" in out
