@@ -184,6 +184,8 @@ def leximin_lp(
     constraints: Sequence[Any],
     label: str,
     solvers: Sequence[str] = LP_SOLVERS,
+    level_rtol: float = LP_LEVEL_RTOL,
+    dual_tol: float = DUAL_TOL,
 ) -> tuple[np.ndarray, list[Any]]:
     """Leximin of affine ``levels`` (a cvxpy expression of shape ``(n,)``)
     under ``constraints``, by a sequence of LPs.
@@ -194,7 +196,9 @@ def leximin_lp(
     constraint has a dual above :data:`~models.tolerances.DUAL_TOL` cannot
     rise and freeze (if none does, the one with the largest dual freezes, so
     every stage freezes at least one entry). Variables hold the last stage's
-    solution when this returns.
+    solution when this returns. ``level_rtol`` and ``dual_tol`` replace the
+    two tolerances (a tighter re-solve,
+    :meth:`~models.policy.Policy.solve_tight`).
 
     Returns
     -------
@@ -216,12 +220,12 @@ def leximin_lp(
         cons = [*constraints, level]
         if frozen.any():
             fz = np.flatnonzero(frozen)
-            cons.append(levels[fz] >= stop[fz] - np.abs(stop[fz]) * LP_LEVEL_RTOL)
+            cons.append(levels[fz] >= stop[fz] - np.abs(stop[fz]) * level_rtol)
         prob = cp.Problem(cp.Maximize(t), cons)
         solve_problem(prob, f"{label} (stage {len(problems) + 1})", solvers)
         problems.append(prob)
         duals = np.asarray(level.dual_value, dtype=float).reshape(-1)
-        blocked = duals > DUAL_TOL
+        blocked = duals > dual_tol
         if not blocked.any():
             blocked[int(np.argmax(duals))] = True
         newly = act[blocked]

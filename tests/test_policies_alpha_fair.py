@@ -111,3 +111,14 @@ def test_numeric_violation_must_survive_the_tight_resolve() -> None:
     # a real shortfall, the same in both solves: reported, marked numeric
     v = check(_Noisy(1e-2, 1e-2), inst, "sharing-incentive")
     assert v is not None and not v.exact and "re-solve at tighter tolerance" in v.message
+
+
+def test_tight_resolves_agree_on_accurate_solves() -> None:
+    # DRFH (LP sequence) and gfj (Newton): the tight re-solve gives the same answer
+    inst = Instance.from_dict({"resources": {"cpu": 14, "mem": 14},
+                               "users": {"A": {"demand": {"cpu": 1, "mem": 3}}, "B": {"demand": {"cpu": 2, "mem": 1}},
+                                         "C": {"demand": {"cpu": 1, "mem": 1}, "max_tasks": 2}},
+                               "machines": [{"cpu": 4, "mem": 10}, {"cpu": 10, "mem": 4}]})
+    for spec in ("drfh", "gfj:beta=8", "fds:beta=3"):
+        pol = get_policy(spec)
+        np.testing.assert_allclose(pol.solve_tight(inst).x, pol.solve(inst).x, rtol=1e-7, err_msg=spec)
