@@ -88,6 +88,19 @@ class AlphaFairResult:
     iterations: int
     residual: float
 
+    def explain(self) -> list[str]:
+        """The certificate in plain words (``--explain``): floating point,
+        so not an exact proof, but what it does establish."""
+        priced = np.flatnonzero(np.isfinite(self.log_prices))
+        verdict = self.failure()
+        return [
+            (f"KKT conditions in floating point (Newton on log-prices, {self.iterations} iterations): "
+             f"{len(priced)} resource(s) priced, stationarity by construction, prices >= 0"),
+            f"largest relative capacity residual {self.residual:.1e} (limit {ALPHA_FAIR_KKT_RTOL:g}) -> "
+            + ("the exact optimum for capacities changed by at most that much" if verdict is None
+               else f"NOT certified: {verdict}"),
+        ]
+
     def failure(self) -> str | None:
         """``None`` when the KKT certificate holds (see the module
         docstring), otherwise why not."""

@@ -40,7 +40,9 @@ def test_separable_instance_closed_form(beta: int) -> None:
                                "users": {"A": {"demand": {"r0": 1}}, "B": {"demand": {"r1": 1}},
                                          "C": {"demand": {"r1": 2}}}})
     xb = 9 / (1 + 2 * 2 ** (-1 / beta))
-    np.testing.assert_allclose(solve(inst, f"gfj:beta={beta}").x, [2, xb, xb * 2 ** (-1 / beta)], rtol=1e-12)
+    alloc = solve(inst, f"gfj:beta={beta}")
+    np.testing.assert_allclose(alloc.x, [2, xb, xb * 2 ** (-1 / beta)], rtol=1e-12)
+    assert alloc.certificate.explain()[-1].endswith("the exact optimum for capacities changed by at most that much")
 
 
 def _failing(*args: object, **kw: object) -> AlphaFairResult:
