@@ -179,8 +179,8 @@ def _feasibility_checks(P: _Problem, instance: Instance, x: list[Fraction], tota
         use = sum((x[i] * P.D[i][j] for i in range(P.n)), Fraction(0))
         out.append(Check(f"capacity of {instance.resources[j]}", use <= P.R[j],
                          f"uses {exact_str(use)} of {exact_str(P.R[j])}"))
-    for i in range(P.n):
-        ok = x[i] >= 0 and (P.k[i] is None or x[i] <= P.k[i])
+    for i, ki in enumerate(P.k):
+        ok = x[i] >= 0 and (ki is None or x[i] <= ki)
         out.append(Check(f"0 <= tasks of {instance.users[i]} <= cap", ok, f"tasks {exact_str(x[i])}"))
     out.append(Check("the total is the maximum", sum(x, Fraction(0)) == total))
     return out

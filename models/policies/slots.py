@@ -127,7 +127,7 @@ def _exact_counts(demands: np.ndarray, capacity: np.ndarray, total: int, whole: 
     small = float(2**53)
     integral = (np.all(demands == np.rint(demands)) and np.all(capacity == np.rint(capacity))
                 and np.all(np.abs(lhs) < small) and np.all(np.abs(rhs) < small))
-    if integral and exact_rows is None or integral and _rows_integral(exact_rows):
+    if integral and (exact_rows is None or _rows_integral(exact_rows)):
         # integer products below 2**53 are exact in floating point
         return np.where((lhs <= rhs).all(axis=1), whole, whole + 1)
     if exact_rows is None:
