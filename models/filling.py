@@ -341,14 +341,17 @@ def fill_numeric(
                 fo = fidx[np.argsort(T[fidx], kind="stable")]  # capped users by cap level
                 Ts = T[fo]
                 capped_use = np.cumsum(k[fo, None] * D[fo], axis=0)  # (nf, m)
-                rate_gone = np.cumsum(r[fo, None] * D[fo], axis=0)  # (nf, m)
-                at_bp = base + capped_use + Ts[:, None] * (slope - rate_gone)
+                # usage rate of the users still rising after each breakpoint, summed
+                # directly (never as slope minus the rates gone: with rates 1e15
+                # apart that difference cancels to 0)
+                free_slope = np.einsum("i,ij->j", np.where(active & ~has_cap, r, 0.0), D)
+                rising = np.vstack([np.cumsum((r[fo, None] * D[fo])[::-1], axis=0)[::-1], np.zeros((1, m))])
+                at_bp = base + capped_use + Ts[:, None] * (free_slope + rising[1:])
                 over = at_bp >= R * (1 - rtol)
                 hit = over.any(axis=0)
                 q = np.where(hit, np.argmax(over, axis=0), fo.size)  # first breakpoint at/over R
                 prev_cap = np.vstack([np.zeros((1, m)), capped_use])[q, cols]
-                prev_rate = np.vstack([np.zeros((1, m)), rate_gone])[q, cols]
-                denom = slope - prev_rate
+                denom = free_slope + rising[q, cols]
                 tj = np.where(denom > 0, (R - base - prev_cap) / denom, np.inf)
                 # the breakpoint itself may be where the resource fills
                 tj = np.minimum(tj, np.where(hit, Ts[np.minimum(q, fo.size - 1)], np.inf))

@@ -103,3 +103,13 @@ def test_weights_scale_dominant_shares() -> None:
     a = solve(inst, "drf", exact=True)
     sa, sb = a.dominant_shares_exact
     assert sa == 2 * sb
+
+
+def test_numeric_filling_survives_rates_far_apart() -> None:
+    # rates 1e15 apart: the rate left after the capped user was computed as a
+    # difference that cancelled to 0 ("progressive filling is unbounded")
+    inst = Instance.from_arrays(capacity=[2.0], demands=np.array([[1e-8], [3e7]]), resources=["r0"],
+                                weights=[1.0, 100.0], max_tasks=[np.inf, 1e-8])
+    for name in ("leximin-tasks", "drf", "asset"):
+        pol = get_policy(name)
+        np.testing.assert_allclose(pol.solve(inst).x, [float(v) for v in pol.solve_exact(inst).x_exact], rtol=1e-12)
