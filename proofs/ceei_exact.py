@@ -969,16 +969,5 @@ def solve_ceei_exact(policy: Policy, instance: Instance, max_unknowns: int | Non
         stats={**num.stats, "active_sets_tried": tried})
 
 
-__all__ = [
-    "EXACT_REACH",
-    "ActiveSet",
-    "CEEIEnclosure",
-    "KKTCertificate",
-    "RealAlgebraic",
-    "enclose",
-    "estimate_prices",
-    "guess_active_set",
-    "neighbour_sets",
-    "solve_ceei_exact",
-    "within_reach",
-]
+__all__ = ["ActiveSet", "CEEIEnclosure", "KKTCertificate", "RealAlgebraic", "enclose", "estimate_prices",
+           "guess_active_set", "neighbour_sets", "solve_ceei_exact", "within_reach", "EXACT_REACH"]
