@@ -159,3 +159,15 @@ def test_bbf_has_the_exact_ceei_path() -> None:
                                          "C": {"demand": {"cpu": 1}, "max_tasks": 2}}})
     b, c = solve(inst, "bbf", exact=True), solve(inst, "ceei", exact=True)
     assert b.exact and b.certificate.holds and b.x_exact == c.x_exact
+
+
+def test_utilitarian_is_feasible_on_tiny_capacities() -> None:
+    # LP tolerances are absolute (~1e-7): on a capacity of 3e-9 the unscaled
+    # tie-break gave every user the whole capacity
+    inst = Instance.from_dict({"resources": {"r0": "3/1000000000", "r1": 5},
+                               "users": {"A": {"demand": {"r0": 1, "r1": 1}}, "B": {"demand": {"r0": 1}},
+                                         "C": {"demand": {"r1": 2}}}})
+    alloc = solve(inst, "utilitarian")
+    assert alloc.max_violation() <= 1e-9
+    np.testing.assert_allclose(alloc.x, [float(v) for v in solve(inst, "utilitarian", exact=True).x_exact],
+                               rtol=1e-7, atol=0)

@@ -58,6 +58,20 @@ class Utilitarian(Policy):
         return alloc
 
     def _run(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
+        """:meth:`_run_scaled` on the instance in well-scaled units: each
+        resource measured in units of its capacity and tasks in units of
+        ``g``, the median over users of the tasks a user could run alone
+        (Leontief allocations are invariant under both changes; LP solvers'
+        absolute tolerances, ~1e-7, are not, e.g. on a capacity of 1e-9)."""
+        D, R = instance.demands, instance.capacity
+        share = D / R
+        g = float(1.0 / np.median(share.max(axis=1)))
+        scaled = Instance.from_arrays(np.ones(instance.m), share * g, resources=instance.resources,
+                                      weights=instance.weights, max_tasks=instance.max_tasks / g)
+        y, problems = self._run_scaled(scaled)
+        return y * g, problems
+
+    def _run_scaled(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
         """The total-tasks LP, then the leximin tie-break on its optimal face.
 
         The face is described exactly by complementary slackness with the
