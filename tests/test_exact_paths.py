@@ -162,12 +162,12 @@ def test_bbf_has_the_exact_ceei_path() -> None:
 
 
 def test_utilitarian_is_feasible_on_tiny_capacities() -> None:
-    # LP tolerances are absolute (~1e-7): on a capacity of 3e-9 the unscaled
-    # tie-break gave every user the whole capacity
-    inst = Instance.from_dict({"resources": {"r0": "3/1000000000", "r1": 5},
-                               "users": {"A": {"demand": {"r0": 1, "r1": 1}}, "B": {"demand": {"r0": 1}},
-                                         "C": {"demand": {"r1": 2}}}})
+    # LP tolerances are absolute (~1e-7): on a capacity of 4e-9 the unscaled
+    # tie-break gave A and B the whole capacity each
+    inst = Instance.from_dict({"resources": {"r0": "4/1000000000", "r1": 1},
+                               "users": {"A": {"demand": {"r0": 1}}, "B": {"demand": {"r0": 1}, "weight": 3},
+                                         "C": {"demand": {"r1": 1}}}})
     alloc = solve(inst, "utilitarian")
     assert alloc.max_violation() <= 1e-9
-    np.testing.assert_allclose(alloc.x, [float(v) for v in solve(inst, "utilitarian", exact=True).x_exact],
-                               rtol=1e-7, atol=0)
+    assert solve(inst, "utilitarian", exact=True).x_exact == (Fraction(1, 10**9), Fraction(3, 10**9), Fraction(1))
+    np.testing.assert_allclose(alloc.x, [1e-9, 3e-9, 1], rtol=1e-7, atol=0)
