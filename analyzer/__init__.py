@@ -22,6 +22,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "PropertyTable": (".table", "PropertyTable"),
     "property_table": (".table", "property_table"),
     "search": (".search.engine", "search"),
+    "simulate": (".simulation", "simulate"),
+    "load_trace": (".simulation", "load_trace"),
 }
 
 
@@ -61,13 +63,15 @@ __all__ = [
     "PropertyTable",
     "SolverError",
     "as_instance",
-    "check",
     "available",
+    "check",
     "get_policy",
     "load_policy_file",
+    "load_trace",
     "progressive_filling",
     "property_table",
     "register",
     "search",
+    "simulate",
     "solve",
 ]

@@ -135,3 +135,9 @@ ALPHA_FAIR_KKT_RTOL: float = 1e-12
 #: margin survives the re-solve).
 RESOLVE_TIGHTEN: float = 1e-2
 RESOLVE_AGREE_RTOL: float = 1e-6
+
+#: Relative tolerance under which a policy's share function is recognised
+#: as ``max_j a_j u_j`` or ``sum_j a_j u_j`` on probe rows (the simulator's
+#: level jumps use the closed form, and re-check counts with the policy's
+#: own function).
+SHARE_FORM_RTOL: float = 1e-12
