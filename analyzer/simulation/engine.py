@@ -75,6 +75,8 @@ _COMPLETE, _CANCEL = 0, 1
 JUMP_MIN_PICKS: int = 16
 #: Bisection steps of the count check.
 _BISECT: int = 60
+#: The user heap is compacted when it holds this many entries per user.
+_HEAP_SLACK: int = 4
 #: Rounds of the k-ary level search (each evaluates ``_GRID`` levels at once).
 _GRID_ROUNDS: int = 4
 
@@ -442,7 +444,17 @@ class Engine:
             else:
                 self._push(i)
 
+    def _compact(self) -> None:
+        """Drop stale heap entries (superseded by a later push) once they
+        outnumber the users: they cost memory and the level jump's scan.
+        Valid entries are distinct tuples, so the pop order is unchanged."""
+        users = self.users
+        if len(self.heap) > _HEAP_SLACK * (len(users) + 1):
+            self.heap[:] = [e for e in self.heap if e[2] == users[e[3]].version]
+            heapq.heapify(self.heap)
+
     def _round(self, t: float) -> None:
+        self._compact()
         reopened, ch = self._unblock()
         if self.batch:
             self._jump(t)
