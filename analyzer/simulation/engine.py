@@ -492,7 +492,7 @@ class Engine:
         nz = np.flatnonzero(counts)
         cum = np.cumsum(counts[nz])
         last = int(np.searchsorted(cum, k))
-        mach = nz[: last + 1]
+        mach = nz[: last + 1].copy()  # a copy: the completion event keeps it, not all of ``nz``
         take = counts[mach]
         take[last] -= int(cum[last]) - k
         d = s.demand
