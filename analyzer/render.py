@@ -19,6 +19,11 @@ from typing import Any
 
 FORMATS: tuple[str, ...] = ("text", "md", "latex", "csv", "json")
 
+#: An exact number longer than this many characters is shown abbreviated in
+#: text, Markdown and LaTeX (its float and the length of the exact form);
+#: CSV and JSON keep the full value.
+MAX_EXACT_CHARS: int = 40
+
 
 @dataclass
 class Table:
@@ -37,9 +42,10 @@ def fmt_number(value: Any, exact: bool = False) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, Fraction):
-        if value.denominator == 1:
+        if value.denominator == 1 and len(str(value.numerator)) <= MAX_EXACT_CHARS:
             return str(value.numerator)
-        return f"{value.numerator}/{value.denominator} ({float(value):.6g})"
+        text = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+        return _long_exact(text, value) if len(text) > MAX_EXACT_CHARS else f"{text} ({float(value):.6g})"
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
@@ -50,9 +56,25 @@ def fmt_number(value: Any, exact: bool = False) -> str:
     try:
         is_rational = bool(getattr(value, "is_Rational", False))
         text = str(value)
+        if len(text) > MAX_EXACT_CHARS:
+            return _long_exact(text, value)
         return text if is_rational and "/" not in text else f"{text} ({float(value):.6g})"
     except (TypeError, ValueError):
         return str(value)
+
+
+def _long_exact(text: str, value: Any) -> str:
+    """An exact number too long to read: its float and how long it is.
+
+    >>> from fractions import Fraction
+    >>> _long_exact("1" * 50 + "/3", Fraction(int("1" * 50), 3))
+    '3.7037e+48 (exact: 52 characters; full value in --format json)'
+    """
+    try:
+        approx = f"{float(value):.6g}"
+    except OverflowError:
+        approx = "too large for a float"
+    return f"{approx} (exact: {len(text)} characters; full value in --format json)"
 
 
 def _latex_escape(text: str) -> str:

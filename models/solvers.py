@@ -10,16 +10,60 @@ Solver output is never clipped silently: callers check feasibility against
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import SolverError
+from .errors import SolverError, SolverOptionError
 from .tolerances import conic_solver_options
 
 #: Default order for conic programs (log, exp, SOC).
 CONIC_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")
 #: Default order for linear programs.
 LP_SOLVERS: tuple[str, ...] = ("HIGHS", "CLARABEL", "SCS")
+
+
+@dataclass(frozen=True)
+class SolverChoice:
+    """A caller's choice of cvxpy solver and options (cvxpy's own names),
+    in force inside :func:`solver_choice`."""
+
+    solver: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+_CHOICE: ContextVar[SolverChoice] = ContextVar("fairalloc_solver_choice", default=SolverChoice())
+
+
+@contextmanager
+def solver_choice(solver: str | None = None, options: Mapping[str, Any] | None = None) -> Iterator[SolverChoice]:
+    """Inside the block, every cvxpy solve of :func:`solve_problem` uses
+    ``solver`` (instead of the fallback chain) and passes ``options`` to it
+    on top of fairalloc's tolerances (e.g. ``{"max_iter": 100}``). Scoped to
+    the current thread or task (a context variable): nothing global changes.
+
+    Raises
+    ------
+    SolverOptionError
+        For a solver cvxpy does not have installed.
+    """
+    if solver is not None:
+        import cvxpy as cp
+
+        installed = cp.installed_solvers()
+        if solver.upper() not in installed:
+            from .errors import did_you_mean
+
+            raise SolverOptionError(f"--solver: {solver!r} is not an installed cvxpy solver"
+                                    f"{did_you_mean(solver.upper(), installed)} (installed: {', '.join(installed)})")
+        solver = solver.upper()
+    token = _CHOICE.set(SolverChoice(solver, dict(options or {})))
+    try:
+        yield _CHOICE.get()
+    finally:
+        _CHOICE.reset(token)
 
 
 def solve_problem(
@@ -63,14 +107,23 @@ def solve_problem(
     installed = set(cp.installed_solvers())
     tried: list[str] = attempts if attempts is not None else []
     start = len(tried)
+    choice = _CHOICE.get()
+    if choice.solver is not None:
+        solvers = (choice.solver,)
     for name in solvers:
         if name not in installed:
             continue
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                problem.solve(solver=name, **conic_solver_options(name))
+                problem.solve(solver=name, **{**conic_solver_options(name), **choice.options})
+        except TypeError as exc:  # cvxpy and the solvers reject an unknown or mistyped option so
+            if not choice.options:
+                raise
+            raise SolverOptionError(f"--solver-option: {name}: {' '.join(str(exc).split())[:160]}") from None
         except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
+            if choice.options and "option" in str(exc).lower():  # HiGHS: "returned status kError for option"
+                raise SolverOptionError(f"--solver-option: {name}: {' '.join(str(exc).split())[:160]}") from None
             tried.append(f"{name}: error ({' '.join(str(exc).split())[:80]})")
             continue
         status = str(problem.status)

@@ -4,6 +4,9 @@ is a terminal and ``--quiet`` is not given."""
 from __future__ import annotations
 
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -14,6 +17,18 @@ def progress_bar(total: int, unit: str, quiet: bool, desc: str = "") -> Any:
     enabled = not quiet and sys.stderr.isatty()
     return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, leave=False,
                 dynamic_ncols=True)
+
+
+@contextmanager
+def quiet_numeric_warnings() -> Iterator[None]:
+    """No numpy/scipy ``RuntimeWarning`` (overflow, division by zero in a
+    numeric screen) reaches the terminal through the progress bar during a
+    search: screens treat inf/nan as "no candidate", and every reported
+    counterexample is re-verified exactly. Pool workers forked inside the
+    block inherit the filter."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 def add_run_options(p: Any) -> None:

@@ -10,14 +10,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..cli import UsageError, split_list
+from ..cli import UsageError, add_file_argument, load_instance, split_list
 
 DEFAULT_POLICIES = "drf,asset,ceei"
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("plot", help="draw each policy's shares per resource and dominant shares (png, svg, pdf)")
-    p.add_argument("file", help="scenario file (.toml or .json)")
+    add_file_argument(p)
     p.add_argument("--policy", default=DEFAULT_POLICIES, help=f"comma-separated policies (default: {DEFAULT_POLICIES})")
     p.add_argument("-o", "--output", required=True, help="output image: .png, .svg or .pdf")
     p.add_argument("--discrete", action="store_true",
@@ -47,13 +47,13 @@ def check_output_path(path: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from models import Instance, get_policy
+    from models import get_policy
 
     from ..api import solve
     from ..plot import plot_allocations, series
 
     out = check_output_path(args.output)
-    inst = Instance.load(args.file)
+    inst = load_instance(args.file)
     policies = [get_policy(name) for name in split_list(args.policy, "policy")]
     allocs = [solve(inst, pol) for pol in policies]
     if args.discrete:

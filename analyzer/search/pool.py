@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -57,7 +58,11 @@ def warm_up(cells: Sequence[Any]) -> None:
 
 
 def _ignore_sigint() -> None:
+    """Pool worker start-up: Ctrl-C is the parent's; numeric RuntimeWarnings
+    of the screens are not printed (a spawned worker does not inherit the
+    parent's warning filters)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warnings.simplefilter("ignore", RuntimeWarning)
 
 
 @contextmanager
