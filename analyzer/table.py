@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from models import Policy, get_policy
+from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
 from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, _latex_escape, render_tables, to_json
 from .search.classes import InstanceClass
-from .search.engine import Cell, SearchResult, cell_key, make_cell, run_cell
+from .search.engine import RECORD_COLUMNS, Cell, SearchResult, cell_key, make_cell, run_cell
 from .search.pool import resolve_workers, warm_up, worker_pool
 from .search.stream import Recorder, open_stream, read_records
 
@@ -175,6 +176,31 @@ class PropertyTable:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    # ------------------------------------------------------------ notebooks
+    def __repr__(self) -> str:
+        done = sum(1 for p in self.policies for q in self.properties if self.get(p, q) is not None)
+        violated = sum(1 for r in self.cells.values() if r.holds is False)
+        return short_repr("PropertyTable", policies=self.policies, properties=len(self.properties),
+                          cells=f"{done}/{len(self.policies) * len(self.properties)}", violated=violated,
+                          interrupted=self.interrupted)
+
+    def _repr_html_(self) -> str:
+        """The ✓/✗ grid (:meth:`to_pandas` has the evidence of every cell)."""
+        grid = self._grid(False)
+        return html_table(grid.headers, grid.rows, grid.title)
+
+    def to_pandas(self) -> Any:
+        """A tidy ``pandas.DataFrame``: one row per policy x property (the
+        columns of :data:`~analyzer.search.engine.RECORD_COLUMNS`; a cell not
+        searched has ``holds`` None and no instances)."""
+        rows = []
+        for q in self.properties:
+            for p in self.policies:
+                r = self.get(p, q)
+                rows.append(r.record() if r is not None else
+                            [p, q, None, 0, *([None] * (len(RECORD_COLUMNS) - 4))])
+        return to_frame(RECORD_COLUMNS, rows, "PropertyTable.to_pandas()")
 
 
 def _run_one(cell: Cell, recorder: Recorder, resume: dict[str, Any] | None) -> SearchResult:

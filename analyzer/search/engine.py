@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from models import Instance, InstanceError, Policy, PolicyError, SolverError, get_policy
+from models.display import html_table, short_repr, to_frame
 
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
@@ -84,9 +85,16 @@ EXACT_DENOMINATORS: tuple[int, ...] = (1, 10, 100, 1000)
 Progress = Callable[[int], None]
 
 
+#: Columns of :meth:`SearchResult.record`, one row per search (and per cell
+#: of a property table's ``to_pandas()``).
+RECORD_COLUMNS: tuple[str, ...] = ("policy", "property", "holds", "instances", "class", "seed", "budget", "mode",
+                                   "counterexample", "exact", "message", "found_in", "seconds")
+
+
 @dataclass
 class SearchResult:
-    """The outcome of :func:`search`.
+    """The outcome of :func:`search`; in a notebook it shows as a small
+    table, and :meth:`to_pandas` gives it as one tidy row.
 
     Attributes
     ----------
@@ -162,6 +170,31 @@ class SearchResult:
                 "not_applicable", "errors", "error", "found_in", "found_at", "shrink_checks", "complete")
         return cls(**{k: d[k] for k in keys}, instance_class=InstanceClass.from_dict(d["instance_class"]),
                    counterexample=violation_from_dict(d["counterexample"]), original=violation_from_dict(d["original"]))
+
+    # ------------------------------------------------------------ notebooks
+    def record(self) -> list[Any]:
+        """The result as one tidy row, in the order of :data:`RECORD_COLUMNS`
+        (``holds`` is True, False or None for n/a)."""
+        v = self.counterexample
+        return [self.policy, self.property, self.holds, self.instances, self.instance_class.name, self.seed,
+                self.budget, self.mode, None if v is None else v.instance.describe(), None if v is None else v.exact,
+                None if v is None else v.message, self.found_in, self.seconds]
+
+    def to_pandas(self) -> Any:
+        """A one-row ``pandas.DataFrame`` (columns :data:`RECORD_COLUMNS`)."""
+        return to_frame(RECORD_COLUMNS, [self.record()], "SearchResult.to_pandas()")
+
+    def __repr__(self) -> str:
+        outcome = "n/a" if self.holds is None else ("holds" if self.holds else "violated")
+        fields: dict[str, Any] = {"policy": self.policy, "property": self.property, "outcome": outcome,
+                                  "instances": self.instances, "seed": self.seed}
+        if self.counterexample is not None:
+            fields["counterexample"] = self.counterexample.instance.describe()
+        return short_repr("SearchResult", **fields)
+
+    def _repr_html_(self) -> str:
+        rows = [[k, v] for k, v in zip(RECORD_COLUMNS, self.record(), strict=True) if v is not None]
+        return html_table(["field", "value"], rows, f"search: {self.policy} / {self.property}")
 
     def outcome(self) -> dict[str, Any]:
         """The parts of the result that do not depend on timing (equal for
