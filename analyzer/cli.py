@@ -90,6 +90,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    _WARNINGS.clear()
     try:
         words = load_policy_files(list(sys.argv[1:] if argv is None else argv))
         if words == ["--version"]:  # without building every subcommand's parser
@@ -103,7 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(words)
         except SystemExit as exc:  # --help, --version: argparse printed them
             return exc.code if isinstance(exc.code, int) else EXIT_OK
-        return int(args.run(args))
+        code = int(args.run(args))
+        for line in _WARNINGS:  # after the output; not when an error makes them moot
+            print(f"fairalloc: warning: {line}", file=sys.stderr)
+        return code
     except (UsageError, InstanceError, PolicyError, SolverOptionError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
     except SolverError as exc:
@@ -168,8 +172,13 @@ def load_instance(path: str) -> Any:
     return inst
 
 
+#: Warnings of the running command, printed on stderr (one line each) after
+#: its output when it succeeds.
+_WARNINGS: list[str] = []
+
+
 def warn_oversized(inst: Any) -> None:
-    """One line on stderr when a user's single task fits on no machine (not
+    """One line on stderr (after the output) when a user's single task fits on no machine (not
     an error: it gets a fraction of a task, or none in the discrete setting)."""
     big = inst.oversized_users()
     if not len(big):
@@ -177,8 +186,8 @@ def warn_oversized(inst: Any) -> None:
     names = [inst.users[int(i)] for i in big[:3]]
     more = f" and {len(big) - 3} more" if len(big) > 3 else ""
     where = "every machine" if inst.machines else "the whole cluster"
-    print(f"fairalloc: warning: {', '.join(names)}{more}: one task is larger than {where}; it gets less than one "
-          "task (none in the discrete setting)", file=sys.stderr)
+    _WARNINGS.append(f"{', '.join(names)}{more}: one task is larger than {where}; it gets less than one task "
+                     "(none in the discrete setting)")
 
 
 def add_file_argument(parser: argparse.ArgumentParser, help_extra: str = "") -> None:
