@@ -27,7 +27,7 @@ from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
 from .properties.base import CONTINUOUS, Property, available_properties
-from .render import Table, _latex_escape, render_tables, to_json
+from .render import Table, _latex_escape, latex_table, render_tables, to_json
 from .search.classes import InstanceClass
 from .search.engine import RECORD_COLUMNS, Cell, SearchResult, cell_key, make_cell, run_cell
 from .search.pool import resolve_workers, warm_up, worker_pool
@@ -41,6 +41,8 @@ PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy
 DEFAULT_BUDGET: int = 10_000
 #: Symbols of the three cell states.
 HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
+#: ✓ in LaTeX: ``$\surd$`` needs no package; ``\checkmark`` needs amssymb.
+CHECKMARKS: dict[str, str] = {"surd": r"$\surd$", "amssymb": r"\checkmark"}
 #: Suffix of a ✗ whose counterexample is confirmed numerically only.
 NUMERIC = "(numeric)"
 
@@ -131,11 +133,34 @@ class PropertyTable:
         """Markdown table; each cell shows its evidence."""
         return render_tables([self._grid(True)], "md")
 
-    def to_latex(self) -> str:
-        """LaTeX table of ✓/✗ (as ``\\checkmark``/``$\\times$``), evidence in
-        comments."""
-        text = render_tables([self._grid(False)], "latex", self.notes())
-        return text.replace(_latex_escape(HOLDS), r"\checkmark").replace(_latex_escape(VIOLATED), r"$\times$")
+    def to_latex(self, checkmark: str = "surd") -> str:
+        r"""LaTeX table (booktabs rules) of ✓/✗ that compiles without extra
+        symbol packages: ✓ is ``$\surd$`` and ✗ ``$\times$`` (plain LaTeX);
+        ``checkmark="amssymb"`` writes ✓ as ``\checkmark`` instead (then
+        ``\usepackage{amssymb}``). Each ✗ carries a note number; its
+        counterexample is that note, set under the table.
+        """
+        if checkmark not in CHECKMARKS:
+            raise ValueError(f"checkmark must be one of {', '.join(CHECKMARKS)}, got {checkmark!r}")
+        symbols = {HOLDS: CHECKMARKS[checkmark], PENDING: r"\dots", VIOLATED: r"$\times$"}
+        notes: list[str] = []
+        rows = []
+        for q in self.properties:
+            row = [_latex_escape(q)]
+            for p in self.policies:
+                text, r = self.cell_text(p, q), self.get(p, q)
+                if r is not None and r.counterexample is not None:
+                    notes.append(f"$^{{{len(notes) + 1}}}$ " + _latex_escape(f"{p}, {q}: {r.counterexample.one_line()}"))
+                    rest = text.removeprefix(VIOLATED)
+                    row.append(f"$\\times^{{{len(notes)}}}${_latex_escape(rest)}")
+                else:
+                    row.append(symbols.get(text, _latex_escape(text)))
+            rows.append(row)
+        held = [r for r in self.cells.values() if r.holds]
+        if held:
+            counts = sorted({f"{r.instances} instances of class {r.instance_class.name}" for r in held})
+            notes.append(f"{CHECKMARKS[checkmark]}: no counterexample in " + _latex_escape("; ".join(counts)))
+        return latex_table(self.title, ["property", *self.policies], rows, notes, raw=True) + "\n"
 
     def to_csv(self) -> str:
         """One row per cell: policy, property, holds, instances, class, seed,

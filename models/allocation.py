@@ -20,6 +20,10 @@ from .instance import Instance
 from .numbers import fraction_to_plain
 from .tolerances import FEASIBILITY_RTOL
 
+#: Columns of :meth:`Allocation.tidy` (and of ``to_pandas()``).
+TIDY_COLUMNS: tuple[str, ...] = ("policy", "user", "resource", "tasks", "tasks_exact", "dominant_share",
+                                 "dominant_share_exact", "bundle", "share", "demand", "capacity")
+
 #: Status of an allocation whose solver reached a proven optimum.
 OPTIMAL = "optimal"
 #: Status of an allocation within the named tolerances but not proven.
@@ -182,24 +186,28 @@ class Allocation:
             fields["status"] = self.status
         return short_repr("Allocation", **fields)
 
-    def _tidy(self) -> tuple[list[str], list[list[Any]]]:
-        """Columns and rows of :meth:`to_pandas` (one row per user x resource)."""
+    def tidy(self) -> tuple[list[str], list[list[Any]]]:
+        """Columns and rows of the tidy table (one row per user x resource):
+        floats, and beside the task count and the dominant share their exact
+        form as ``"p/q"`` text (None when not exact). :meth:`to_pandas` and
+        ``fairalloc solve --format csv`` are this table."""
         inst = self.instance
         exact = self.exact and self.x_exact is not None
-        rows = [[self.policy, u, r, float(self.x[i]), exact_str(self.x_exact[i]) if exact else None,  # type: ignore[index]
-                 float(self.bundles[i, j]), float(self.shares[i, j]), float(self.dominant_shares[i]),
+        tasks = [exact_str(v) for v in self.x_exact] if exact else [None] * inst.n  # type: ignore[union-attr]
+        doms = [exact_str(v) for v in self.dominant_shares_exact] if exact else [None] * inst.n
+        x, b, sh, dom = self.x, np.asarray(self.bundles), np.asarray(self.shares), np.asarray(self.dominant_shares)
+        rows = [[self.policy, u, r, float(x[i]), tasks[i], float(dom[i]), doms[i], float(b[i, j]), float(sh[i, j]),
                  float(inst.demands[i, j]), float(inst.capacity[j])]
                 for i, u in enumerate(inst.users) for j, r in enumerate(inst.resources)]
-        return ["policy", "user", "resource", "tasks", "tasks_exact", "bundle", "share", "dominant_share",
-                "demand", "capacity"], rows
+        return list(TIDY_COLUMNS), rows
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per user x resource with the
         policy, tasks (float; ``tasks_exact`` as ``"p/q"`` text when exact),
-        the bundle, the share of the resource, the dominant share, the
-        demand and the capacity. pandas is imported here (ImportError with
+        the dominant share (and ``dominant_share_exact``), the bundle, the
+        share of the resource, the demand and the capacity. pandas is imported here (ImportError with
         the install command when it is missing)."""
-        return to_frame(*self._tidy(), owner="Allocation.to_pandas()")
+        return to_frame(*self.tidy(), owner="Allocation.to_pandas()")
 
     def _repr_html_(self) -> str:
         inst = self.instance

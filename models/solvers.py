@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import SolverError, SolverOptionError
@@ -31,7 +31,7 @@ class SolverChoice:
     in force inside :func:`solver_choice`."""
 
     solver: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 _CHOICE: ContextVar[SolverChoice] = ContextVar("fairalloc_solver_choice", default=SolverChoice())
@@ -59,7 +59,7 @@ def solver_choice(solver: str | None = None, options: Mapping[str, Any] | None =
             raise SolverOptionError(f"--solver: {solver!r} is not an installed cvxpy solver"
                                     f"{did_you_mean(solver.upper(), installed)} (installed: {', '.join(installed)})")
         solver = solver.upper()
-    token = _CHOICE.set(SolverChoice(solver, dict(options or {})))
+    token = _CHOICE.set(SolverChoice(solver, tuple((options or {}).items())))
     try:
         yield _CHOICE.get()
     finally:
@@ -116,7 +116,7 @@ def solve_problem(
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                problem.solve(solver=name, **{**conic_solver_options(name), **choice.options})
+                problem.solve(solver=name, **{**conic_solver_options(name), **dict(choice.options)})
         except TypeError as exc:  # cvxpy and the solvers reject an unknown or mistyped option so
             if not choice.options:
                 raise

@@ -32,8 +32,9 @@ def test_allocation_repr_is_one_short_line() -> None:
 
 def test_allocation_to_pandas_is_tidy_with_the_papers_numbers() -> None:
     frame = solve(PAPER, "ceei", exact=True).to_pandas()
-    assert list(frame.columns) == ["policy", "user", "resource", "tasks", "tasks_exact", "bundle", "share",
-                                   "dominant_share", "demand", "capacity"]
+    assert list(frame.columns) == ["policy", "user", "resource", "tasks", "tasks_exact", "dominant_share",
+                                   "dominant_share_exact", "bundle", "share", "demand", "capacity"]
+    assert set(frame[frame.user == "A"].dominant_share_exact) == {"10/11"}
     assert len(frame) == 4 and list(frame["user"]) == ["A", "A", "B", "B"]
     a_cpu = frame[(frame.user == "A") & (frame.resource == "cpu")].iloc[0]
     assert a_cpu.tasks_exact == "45/11" and a_cpu.tasks == pytest.approx(45 / 11)

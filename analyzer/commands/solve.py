@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import add_file_argument, add_format_option, add_solver_options, load_instance, solver_context, split_list, write_out
+from ..cli import (
+    add_file_argument,
+    add_format_option,
+    add_solver_options,
+    load_instance,
+    solver_context,
+    split_list,
+    write_out,
+)
 from ..render import Table, render_tables, to_json
 
 DEFAULT_POLICIES = "drf,asset,ceei"
@@ -44,6 +52,12 @@ def run(args: argparse.Namespace) -> int:
         for entry, lines in zip(out, explanations, strict=False):
             entry["explanation"] = lines
         write_out(to_json({"instance": inst.to_dict(), "allocations": out}))
+        return 0
+    if args.format == "csv":  # one tidy table: a row per policy x user x resource
+        from ..render import csv_table
+
+        tidy = [a.tidy() for a in allocs]
+        write_out(csv_table(tidy[0][0], [row for _, rows in tidy for row in rows]))
         return 0
     tables, notes = allocation_tables(inst, allocs)
     if explanations:
