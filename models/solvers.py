@@ -34,7 +34,13 @@ class SolverChoice:
     options: tuple[tuple[str, Any], ...] = ()
 
 
-_CHOICE: ContextVar[SolverChoice] = ContextVar("fairalloc_solver_choice", default=SolverChoice())
+_CHOICE: ContextVar[SolverChoice | None] = ContextVar("fairalloc_solver_choice", default=None)
+
+
+def current_choice() -> SolverChoice:
+    """The solver choice in force (no solver, no options outside
+    :func:`solver_choice`)."""
+    return _CHOICE.get() or SolverChoice()
 
 
 @contextmanager
@@ -61,7 +67,7 @@ def solver_choice(solver: str | None = None, options: Mapping[str, Any] | None =
         solver = solver.upper()
     token = _CHOICE.set(SolverChoice(solver, tuple((options or {}).items())))
     try:
-        yield _CHOICE.get()
+        yield current_choice()
     finally:
         _CHOICE.reset(token)
 
@@ -107,7 +113,7 @@ def solve_problem(
     installed = set(cp.installed_solvers())
     tried: list[str] = attempts if attempts is not None else []
     start = len(tried)
-    choice = _CHOICE.get()
+    choice = current_choice()
     if choice.solver is not None:
         solvers = (choice.solver,)
     for name in solvers:

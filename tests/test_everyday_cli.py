@@ -98,12 +98,12 @@ def test_bad_solver_names_exit_2(capsys, flags: list[str], message: str) -> None
 
 
 def test_solver_choice_is_scoped() -> None:
-    from models.solvers import _CHOICE, solver_choice
+    from models.solvers import current_choice, solver_choice
 
     with solver_choice("scs", {"eps": 1e-9}):
-        assert _CHOICE.get().solver == "SCS"
+        assert current_choice().solver == "SCS" and dict(current_choice().options) == {"eps": 1e-9}
         assert solve(PAPER, "fds").stats["solver"] == "cvxpy-scs"
-    assert _CHOICE.get().solver is None
+    assert current_choice().solver is None
     assert solve(PAPER, "fds").stats["solver"] == "cvxpy-clarabel"
 
 
