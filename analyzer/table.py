@@ -244,7 +244,7 @@ class TableRun:
     def __init__(self, policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
                  budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                  mode: str = CONTINUOUS, out: str | None = None, resume: bool = False, workers: int | None = None,
-                 on_cell: Callable[[SearchResult], None] | None = None, scheduler: str | None = None) -> None:
+                 on_cell: Callable[[SearchResult], None] | None = None, scheduler: Any = None) -> None:
         props = list(properties) if properties is not None else default_properties()
         self.cells = [make_cell(p, q, budget, seed, instance_class, mode) for q in props for p in policies]
         pols = list(dict.fromkeys(c.policy.label for c in self.cells))
@@ -317,7 +317,7 @@ def _star_run_one(args: tuple[Cell, Recorder, dict[str, Any] | None]) -> SearchR
 def property_table(policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
                    budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                    mode: str = CONTINUOUS, out: str | None = None, resume: bool = False,
-                   workers: int | None = None, scheduler: str | None = None) -> PropertyTable:
+                   workers: int | None = None, scheduler: Any = None) -> PropertyTable:
     """Search every (policy, property) cell and tabulate the outcomes.
 
     Parameters
@@ -344,8 +344,9 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     workers : int or None
         Processes (``None``: all cores); cells are split between them and
         the table does not depend on their number.
-    scheduler : str, optional
-        Address of a Dask distributed scheduler: the cells run on that
+    scheduler : str, distributed.Client or cluster, optional
+        A Dask distributed scheduler's address, a connected ``Client`` or a
+        cluster object (``LocalCluster``): the cells run on that
         cluster instead of local processes; same table.
 
     Returns

@@ -645,8 +645,8 @@ def make_cell(policy: str | Policy, prop: str | Property, budget: int, seed: int
 
 def search(policy: str | Policy, property: str | Property, budget: int = 10_000, seed: int = 0,
            instance_class: InstanceClass | str | None = None, mode: str = CONTINUOUS, out: str | None = None,
-           workers: int | None = 1, resume: bool = False, progress: Progress | None = None,
-           scheduler: str | None = None) -> SearchResult:
+           workers: int | None = None, resume: bool = False, progress: Progress | None = None,
+           scheduler: Any = None) -> SearchResult:
     """Search for a counterexample to ``property`` under ``policy``.
 
     Parameters
@@ -666,14 +666,16 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     out : str, optional
         JSON-lines file the search streams checkpoints and findings to.
     workers : int or None
-        Processes checking chunks of the stream in parallel (``None``: all
-        cores). The result does not depend on it.
+        Processes checking chunks of the stream in parallel (``None``, the
+        default as for :func:`~analyzer.property_table`: all cores). The
+        result does not depend on it.
     resume : bool
         Continue from the checkpoints in ``out``.
     progress : callable, optional
         Called with the number of newly checked instances.
-    scheduler : str, optional
-        Address of a Dask distributed scheduler (``tcp://host:8786``): the
+    scheduler : str, distributed.Client or cluster, optional
+        A Dask distributed scheduler's address (``tcp://host:8786``), a
+        connected ``Client`` or a cluster object (``LocalCluster``): the
         chunks are checked on that cluster instead of local processes
         (``workers`` is then ignored); same result.
 
@@ -690,7 +692,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     recorder, state = open_stream(out, config, resume)
     if cell.key in state.finished:
         return SearchResult.from_dict(state.finished[cell.key])
-    if not scheduler and resolve_workers(workers) > 1:
+    if scheduler is None and resolve_workers(workers) > 1:
         warm_up([cell])  # imports and the grid once, before the pool forks
     with worker_pool(workers, scheduler) as (pool, n):
         result = run_cell(cell, recorder, state.progress.get(cell.key), progress, pool, n)

@@ -84,13 +84,14 @@ def process_pool(workers: int) -> Iterator[Any]:
 
 
 @contextmanager
-def worker_pool(workers: int | None, scheduler: str | None = None) -> Iterator[tuple[Any, int]]:
-    """``(pool, n)``: a Dask cluster when ``scheduler`` is an address (``n``
-    its worker threads; see :mod:`analyzer.search.dask_backend`), otherwise
+def worker_pool(workers: int | None, scheduler: Any = None) -> Iterator[tuple[Any, int]]:
+    """``(pool, n)``: a Dask cluster when ``scheduler`` is given (an address,
+    a ``distributed.Client`` or a cluster object; ``n`` its worker threads;
+    see :mod:`analyzer.search.dask_backend`), otherwise
     a process pool of ``resolve_workers(workers)`` processes (``None`` for
     one). ``pool`` offers ``starmap`` and ``imap_unordered``.
     """
-    if scheduler:
+    if scheduler is not None and scheduler != "":
         from .dask_backend import dask_pool
 
         with dask_pool(scheduler) as pool:
