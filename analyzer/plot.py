@@ -175,11 +175,19 @@ def plot_allocations(instance: Instance, data: Sequence[PlotSeries | Allocation]
     if not data:
         raise ValueError("nothing to plot: no policy given")
     data = [series(d) if isinstance(d, Allocation) else d for d in data]
+    return render_figure(lambda: _draw(instance, data, ax, title, dominant, value_labels, figsize), path, fmt, dpi,
+                         style)
+
+
+def render_figure(draw: Any, path: str | Path | None, fmt: str | None, dpi: float | None, style: str | None) -> Any:
+    """``draw()`` under matplotlib ``style``, the figure written to ``path``
+    (format ``fmt``) when given; returns the figure. Shared by every plot
+    function of fairalloc."""
     import matplotlib.style
 
     check_style(style)
     with matplotlib.style.context(style or {}):
-        fig = _draw(instance, data, ax, title, dominant, value_labels, figsize)
+        fig = draw()
         if path is not None:
             fig.savefig(Path(path), format=fmt, dpi=dpi or DEFAULT_DPI)
     return fig
@@ -202,12 +210,12 @@ def _draw(instance: Instance, data: list[PlotSeries], ax: Any, title: str | None
           value_labels: bool, figsize: tuple[float, float] | None) -> Any:
     """The figure (or ``ax``'s figure) with everything drawn."""
     n, m = instance.n, instance.m
-    colors = _user_colors(n)
-    top = _top(max(float(np.max(s.shares.sum(axis=0), initial=0.0)) for s in data))
+    colors = user_colors(n)
+    top = axis_top(max(float(np.max(s.shares.sum(axis=0), initial=0.0)) for s in data))
     if ax is not None:
         fig = ax.figure
         _one_axes(ax, instance, data, colors, top, value_labels)
-        _users_key(fig, instance, colors, data, ax)
+        users_key(fig, instance.users, colors, ax, _has_discrete(data))
         return fig
     from matplotlib.figure import Figure
 
@@ -231,14 +239,14 @@ def _draw(instance: Instance, data: list[PlotSeries], ax: Any, title: str | None
         _resource_ticks(a, pos, instance.resources)
     if dominant:
         _dominant_panel(named["dom"], data, colors, value_labels)
-    _users_key(fig, instance, colors, data, None)
+    users_key(fig, instance.users, colors, None, _has_discrete(data))
     heading = title if title is not None else instance.name
     if heading:
         fig.suptitle(heading)
     return fig
 
 
-def _top(tallest: float) -> float:
+def axis_top(tallest: float) -> float:
     """The upper y limit: the data plus head room, never above 1.05 (the
     whole resource) nor so low that nothing shows."""
     return min(1.05, max(tallest * (1 + HEADROOM), 1e-12)) if tallest > 0 else 1.05
@@ -273,15 +281,16 @@ def _one_axes(ax: Any, instance: Instance, data: list[PlotSeries], colors: list[
     _share_axis(ax, top)
 
 
-def _users_key(fig: Any, instance: Instance, colors: list[Any], data: list[PlotSeries], ax: Any) -> None:
+def users_key(fig: Any, users: Sequence[str], colors: list[Any], ax: Any = None, hatched: bool = False) -> None:
     """Which colour is which user: a legend up to :data:`LEGEND_MAX_USERS`
-    users, a colour bar over the users in order beyond."""
+    users, a colour bar over the users in order beyond (beside ``ax``, or
+    the whole figure); ``hatched`` adds the key of discrete (hatched) bars."""
     from matplotlib.patches import Patch
 
-    n = instance.n
-    extra = [Patch(facecolor="white", edgecolor="black", hatch="//", label="discrete")] if _has_discrete(data) else []
+    n = len(users)
+    extra = [Patch(facecolor="white", edgecolor="black", hatch="//", label="discrete")] if hatched else []
     if n <= LEGEND_MAX_USERS:
-        handles = [Patch(facecolor=colors[i], label=u) for i, u in enumerate(instance.users)] + extra
+        handles = [Patch(facecolor=colors[i], label=u) for i, u in enumerate(users)] + extra
         if ax is not None:
             ax.legend(handles=handles, fontsize=8, title="user", loc="upper left", bbox_to_anchor=(1.0, 1.0))
         else:
@@ -296,7 +305,7 @@ def _users_key(fig: Any, instance: Instance, colors: list[Any], data: list[PlotS
     where = {"ax": ax} if ax is not None else {"ax": fig.axes, "location": "right"}
     bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), **where, fraction=0.04, pad=0.02)
     shown = np.unique(np.linspace(0, n - 1, min(n, 12)).round().astype(int))
-    bar.set_ticks(shown, labels=[instance.users[i] for i in shown], fontsize=7)
+    bar.set_ticks(shown, labels=[users[i] for i in shown], fontsize=7)
     bar.set_label(f"user ({n}, in order)" + ("; hatched: discrete" if extra else ""))
 
 
@@ -304,7 +313,7 @@ def _has_discrete(data: Sequence[PlotSeries]) -> bool:
     return any(s.discrete_shares is not None for s in data)
 
 
-def _user_colors(n: int) -> list[Any]:
+def user_colors(n: int) -> list[Any]:
     import matplotlib
 
     cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20" if n <= 20 else "viridis"]
@@ -373,10 +382,11 @@ def _dominant_panel(ax: Any, data: Sequence[PlotSeries], colors: list[Any], valu
     ax.set_xticks(groups, [s.policy for s in data], fontsize=9)
     tallest = max(float(np.nanmax(np.concatenate([s.dominant, s.discrete_dominant if s.discrete_dominant is not None
                                                    else s.dominant]), initial=0.0)) for s in data)
-    _share_axis(ax, _top(tallest))
+    _share_axis(ax, axis_top(tallest))
     ax.set_ylabel("dominant share")
     legend = ("(o: continuous, x: discrete)" if markers else "(plain: continuous, hatched: discrete)") if per == 2 else ""
     ax.set_title(f"dominant share per user {legend}".strip(), fontsize=10)
 
 
-__all__ = ["PLOT_FORMATS", "PlotSeries", "check_style", "discrete_shares", "plot_allocations", "plot_format", "series"]
+__all__ = ["PLOT_FORMATS", "PlotSeries", "check_style", "discrete_shares", "plot_allocations", "plot_format",
+           "render_figure", "series", "user_colors", "users_key"]

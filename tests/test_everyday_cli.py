@@ -11,19 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_cli import PAPER, ROOT, run
 
 from analyzer import Instance, InstanceError, solve
-from analyzer.cli import main
 from analyzer.render import MAX_EXACT_CHARS, Table, fmt_number, render_tables
-
-ROOT = Path(__file__).resolve().parents[1]
-PAPER = ROOT / "examples" / "paper_two_users.toml"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_version_comes_from_the_package_metadata(capsys) -> None:

@@ -9,19 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_cli import PAPER, run
 
 from analyzer import Instance, solve
-from analyzer.cli import main
 from analyzer.plot import LEGEND_MAX_USERS, plot_allocations
-
-ROOT = Path(__file__).resolve().parents[1]
-PAPER = ROOT / "examples" / "paper_two_users.toml"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -105,3 +96,27 @@ def test_cli_bad_figure_options_exit_2(tmp_path, capsys, flags: list[str], messa
     out = tmp_path / "fig.png"
     code, _, err = run(capsys, "plot", str(PAPER), "-o", str(out), *flags)
     assert code == 2 and message in err and err.count("\n") == 1 and not out.exists()
+
+
+def test_shares_over_time_has_the_figure_8_layout(tmp_path) -> None:
+    from matplotlib.figure import Figure
+
+    from analyzer.timeplot import plot_shares_over_time
+
+    t = np.array([0.0, 60.0, 120.0, 240.0])
+    shares = np.zeros((4, 2, 2))
+    shares[:, 0] = [[0.5, 0.25], [0.5, 0.25], [1 / 3, 2 / 3], [1 / 3, 2 / 3]]
+    shares[1:, 1] = [2 / 3, 1 / 9]
+    out = tmp_path / "fig8.svg"
+    fig = plot_shares_over_time(t, shares, ["job1", "job2"], ["cpu", "mem"], out)
+    assert isinstance(fig, Figure) and out.stat().st_size > 1000
+    labels = [a.get_ylabel() for a in fig.axes]
+    assert labels == ["share of cpu", "share of mem", "dominant share"]  # (a), (b), (c)
+    dom = fig.axes[2].lines[0].get_ydata()
+    assert list(dom) == pytest.approx([0.5, 0.5, 2 / 3, 2 / 3])
+    with pytest.raises(ValueError, match="shape"):
+        plot_shares_over_time(t, shares[:, :1], ["job1", "job2"], ["cpu", "mem"])
+    own = Figure()
+    ax = own.subplots()
+    assert plot_shares_over_time(t, np.zeros((4, 25, 1)), [f"j{i}" for i in range(25)], ["cpu"], ax=ax) is own
+    assert len(ax.lines) == 25 and len(own.axes) == 2  # the axes and the users' colour bar
