@@ -43,6 +43,25 @@ class OneLineParser(argparse.ArgumentParser):
         raise UsageError(f"{where}: {message}" if where else message)
 
 
+def _flag_hint(parser: argparse.ArgumentParser, command: str | None, message: str) -> str:
+    """``"; did you mean --policy?"`` for a misspelt flag in an
+    "unrecognized arguments" message (the flags of ``command`` and the
+    program's own)."""
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    known = list(parser._option_string_actions)
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if sub is not None and command in sub.choices:
+        known += list(sub.choices[command]._option_string_actions)
+    for word in message.split(":", 1)[1].split():
+        flag = word.split("=", 1)[0]
+        if flag.startswith("--"):
+            hint = did_you_mean(flag, [k for k in known if k.startswith("--")])
+            if hint:
+                return hint
+    return ""
+
+
 def package_version() -> str:
     """fairalloc's version from the installed package's metadata."""
     from importlib.metadata import PackageNotFoundError, version
@@ -104,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(words)
         except SystemExit as exc:  # --help, --version: argparse printed them
             return exc.code if isinstance(exc.code, int) else EXIT_OK
+        except UsageError as exc:
+            raise UsageError(f"{exc}{_flag_hint(parser, command, str(exc))}") from None
         code = int(args.run(args))
         for line in _WARNINGS:  # after the output; not when an error makes them moot
             print(f"fairalloc: warning: {line}", file=sys.stderr)

@@ -54,6 +54,8 @@ def test_stdin_json_and_bad_stdin(capsys, monkeypatch) -> None:
     (["check", str(PAPER), "--policy", "drf", "--property", "envy-freenes"],
      "unknown property 'envy-freenes'; did you mean 'envy-freeness'?"),
     (["table", "--property", "sharing-incentiv", "--budget", "1"], "did you mean 'sharing-incentive'?"),
+    (["solve", str(PAPER), "--polcy", "drf"], "unrecognized arguments: --polcy drf; did you mean '--policy'?"),
+    (["table", "--budgte=3"], "did you mean '--budget'?"),
 ])
 def test_typo_hints(capsys, argv: list[str], hint: str) -> None:
     code, out, err = run(capsys, *argv)
