@@ -96,6 +96,13 @@ def loaded_policy_sources() -> list[tuple[str, str, str]]:
     return [(_MODULES[key][0], str(key), _MODULES[key][1]) for key in _LOADED if key in _MODULES]
 
 
+def install_policy_sources(sources: list[tuple[str, str, str]]) -> None:
+    """:func:`install_policy_source` for each ``(module name, file name,
+    source)`` (run on a Dask scheduler, which unpickles the tasks too)."""
+    for mod_name, filename, source in sources:
+        install_policy_source(mod_name, filename, source)
+
+
 def install_policy_source(mod_name: str, filename: str, source: str) -> None:
     """Import a policy file's ``source`` as module ``mod_name`` unless a
     module of that name is loaded already (on a Dask worker, whose file
@@ -139,4 +146,5 @@ def _user_line(exc: BaseException, path: Path) -> str:
     return line
 
 
-__all__ = ["forget_policy_file", "install_policy_source", "load_policy_file", "loaded_policy_sources"]
+__all__ = ["forget_policy_file", "install_policy_source", "install_policy_sources", "load_policy_file",
+           "loaded_policy_sources"]

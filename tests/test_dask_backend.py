@@ -157,3 +157,51 @@ def test_policy_file_is_shipped_to_worker_processes(tmp_path: Any) -> None:
         assert dist.outcome() == one.outcome() and dist.counterexample is not None
     finally:
         forget_policy_file(f)
+
+
+@pytest.mark.slow
+def test_cli_policy_file_on_a_separate_scheduler_and_worker(tmp_path: Any) -> None:
+    # `dask scheduler` and `dask worker` as their own processes: the scheduler
+    # deserialises the tasks too, so the policy file must reach it as well
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    dask = shutil.which("dask") or pytest.skip("no dask command line")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    info = tmp_path / "scheduler.json"
+    flags = ["--scheduler-file", str(info), "--no-dashboard"]
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", *flags], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(300):
+            if info.exists() and info.read_text().strip():
+                break
+            time.sleep(0.1)
+        procs.append(subprocess.Popen([dask, "worker", "--nthreads", "2", *flags], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        address = json.loads(info.read_text())["address"]
+        policy = tmp_path / "mine.py"
+        policy.write_text((root / "examples" / "new_policy.py").read_text())
+        argv = [sys.executable, "-m", "analyzer", "--policy-file", str(policy), "table", "--policy", "drf-asset-mix",
+                "--property", "sharing-incentive,envy-freeness", "--budget", "60", "--quiet", "--format", "json"]
+        dist = subprocess.run([*argv, "--scheduler", address], env=env, capture_output=True, text=True, timeout=300,
+                              check=False)
+        local = subprocess.run([*argv, "--workers", "1"], env=env, capture_output=True, text=True, timeout=300,
+                               check=False)
+        assert dist.returncode == 0, dist.stderr
+        cells = [{k: v for k, v in c.items() if k != "seconds"} for c in json.loads(dist.stdout)["cells"]]
+        assert cells == [{k: v for k, v in c.items() if k != "seconds"} for c in json.loads(local.stdout)["cells"]]
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()

@@ -20,7 +20,6 @@ class PolicyFilePlugin(WorkerPlugin):
         self.sources = sources
 
     def setup(self, worker: Any) -> None:
-        from ..policy_file import install_policy_source
+        from ..policy_file import install_policy_sources
 
-        for mod_name, filename, source in self.sources:
-            install_policy_source(mod_name, filename, source)
+        install_policy_sources(self.sources)

@@ -10,9 +10,9 @@ do not depend on how many workers check its chunks).
 The workers must be able to import fairalloc and, with ``--out``, write to
 the same file system as the client (the cells of a table stream their
 checkpoints from the worker that runs them). Policy files loaded with
-``--policy-file`` (or :func:`analyzer.load_policy_file`) are shipped: a
-worker plugin imports their source on every worker, also on workers that
-join later. A failure on a worker (a task raising, a worker dying) is one
+``--policy-file`` (or :func:`analyzer.load_policy_file`) are shipped: their
+source is imported on the scheduler (which deserialises the tasks) and, by
+a worker plugin, on every worker, also on workers that join later. A failure on a worker (a task raising, a worker dying) is one
 :class:`SchedulerError`, which the command line reports in one line with
 exit code 2. Install with ``pip install "fairalloc[dask]"``.
 """
@@ -118,15 +118,18 @@ def dask_pool(scheduler: Any) -> Iterator[DaskPool]:
 
 
 def _ship_policy_files(client: Any) -> None:
-    """Register a :class:`~analyzer.search._dask_plugin.PolicyFilePlugin`
-    with the loaded policy files (a no-op without any)."""
-    from ..policy_file import loaded_policy_sources
+    """Import the loaded policy files on the scheduler (it deserialises the
+    task graph) and register a
+    :class:`~analyzer.search._dask_plugin.PolicyFilePlugin` for the workers
+    (a no-op without any policy file)."""
+    from ..policy_file import install_policy_sources, loaded_policy_sources
     from ._dask_plugin import PolicyFilePlugin
 
     sources = loaded_policy_sources()
     if not sources:
         return
-    try:
+    try:  # the scheduler unpickles the tasks too, so it needs the policy classes
+        client.run_on_scheduler(install_policy_sources, sources)
         client.register_plugin(PolicyFilePlugin(sources), name=f"{PolicyFilePlugin.name}-{len(sources)}")
     except Exception as exc:  # noqa: BLE001 -- the user's file fails to import on a worker: one line
         raise _remote("cannot load the policy files on the workers", exc) from None
