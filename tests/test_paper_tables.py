@@ -75,3 +75,9 @@ def test_solve_csv_without_exact_has_empty_exact_columns(capsys) -> None:
     assert main(["solve", str(PAPER), "--policy", "drf", "--format", "csv"]) == 0
     frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert frame.tasks_exact.isna().all() and list(frame.tasks) == [3.0, 3.0, 2.0, 2.0]
+
+
+def test_explain_is_refused_with_csv(capsys) -> None:
+    assert main(["solve", str(PAPER), "--explain", "--format", "csv"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--explain: not with --format csv" in err

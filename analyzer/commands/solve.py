@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..cli import (
+    UsageError,
     add_file_argument,
     add_format_option,
     add_solver_options,
@@ -38,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from ..api import solve
 
     inst = load_instance(args.file)
+    if args.explain and args.format == "csv":
+        raise UsageError("--explain: not with --format csv (one tidy table of numbers); use text, md, latex or json")
     policies = [get_policy(name) for name in split_list(args.policy, "policy")]
     exact = args.exact or args.explain
     with solver_context(args):
