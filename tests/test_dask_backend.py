@@ -63,13 +63,18 @@ def test_table_on_dask_equals_single_process(scheduler: str) -> None:
 
 def test_unreachable_scheduler_is_one_line_exit_2(capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
     monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT_SECONDS", 1)
+    threads = threading.active_count()
     for command in (["search", "--policy", "drf", "--property", "sharing-incentive"],
                     ["table", "--policy", "drf", "--property", "sharing-incentive"]):
         code = cli.main([*command, "--budget", "10", "--quiet", "--scheduler", "tcp://127.0.0.1:9"])
         err = capsys.readouterr().err
         assert code == 2
         assert err.count("\n") == 1 and "--scheduler: cannot reach tcp://127.0.0.1:9" in err
+    # no event-loop thread of a failed Client is left behind (a later fork of a process pool could deadlock on it)
+    assert threading.active_count() == threads
 
 
 def test_client_and_cluster_objects_are_accepted(cluster: Any) -> None:

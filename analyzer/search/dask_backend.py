@@ -105,6 +105,8 @@ def dask_pool(scheduler: Any) -> Iterator[DaskPool]:
         if where is None:
             raise SchedulerError(f"--scheduler: expected an address, a distributed.Client or a cluster, "
                                  f"got {type(scheduler).__name__}")
+        if isinstance(scheduler, str):
+            _check_reachable(scheduler)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False)
         except (OSError, TimeoutError) as exc:
@@ -115,6 +117,30 @@ def dask_pool(scheduler: Any) -> Iterator[DaskPool]:
     finally:
         if own:
             client.close()
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast, before any ``Client`` exists, when nothing listens at a
+    ``tcp://host:port`` address: a ``Client`` whose connection fails leaves
+    its event-loop thread running, and a process pool forked later from a
+    process with stray threads can deadlock.
+
+    Raises
+    ------
+    SchedulerError
+        When the address does not accept a TCP connection.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if parts.scheme != "tcp" or parts.hostname is None or parts.port is None:
+        return  # tls://, inproc:// ...: left to distributed
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=CONNECT_TIMEOUT_SECONDS):
+            pass
+    except OSError as exc:
+        raise SchedulerError(f"--scheduler: cannot reach {address}: {exc.strerror or exc}") from None
 
 
 def _ship_policy_files(client: Any) -> None:
