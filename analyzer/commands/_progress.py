@@ -14,8 +14,14 @@ def progress_bar(total: int, unit: str, quiet: bool, desc: str = "") -> Any:
     """A tqdm bar (disabled when not wanted; its methods are then no-ops)."""
     from tqdm import tqdm
 
+    class Bar(tqdm):  # type: ignore[misc]
+        # no monitor thread (tqdm starts one per process, even for a disabled
+        # bar): the search forks its process pool after creating the bar, and
+        # forking a process with stray threads can deadlock the children
+        monitor_interval = 0
+
     enabled = not quiet and sys.stderr.isatty()
-    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, leave=False,
+    return Bar(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, leave=False,
                 dynamic_ncols=True)
 
 
