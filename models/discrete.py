@@ -35,10 +35,11 @@ from __future__ import annotations
 import heapq
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -121,7 +122,13 @@ class IntegerData:
         whole = bool(np.all(D == np.floor(D)) and np.all(np.abs(D) < 2**53)) and all(
             float(c).is_integer() for c in instance.capacity
         ) and all(bool(np.all(mt.capacity == np.floor(mt.capacity))) for mt in instance.machines)
-        if whole and not instance._exact_source:
+        if whole and instance._exact_source:
+            # exact values given: whole floats may still hide a fraction (e.g. 2**52 + 1/2)
+            dens = {getattr(v, "denominator", 0) for row in instance.demands_exact for v in row}
+            dens.update(getattr(c, "denominator", 0) for c in instance.capacity_exact)
+            dens.update(getattr(c, "denominator", 0) for mt in instance.machines for c in mt.capacity_exact)
+            whole = dens <= {1}
+        if whole:
             scale = tuple([1] * m)
             dem = D.astype(np.int64)
         else:
@@ -133,14 +140,11 @@ class IntegerData:
             scale = tuple(cols)
             dem = _int_array([[int(row[j] * scale[j]) for j in range(m)] for row in Dx], (instance.n, m))
         if instance.machines:
-            rows, names = [], []
-            for t, mt in enumerate(instance.machines):
-                row = [int(mt.capacity_exact[j] * scale[j]) for j in range(m)]
-                label = mt.name or f"m{t}"
-                for k in range(mt.count):
-                    rows.append(row)
-                    names.append(f"{label}-{k}")
-            mach = _int_array(rows, (len(rows), m))
+            types = [[int(mt.capacity_exact[j] * scale[j]) for j in range(m)] for mt in instance.machines]
+            counts = [mt.count for mt in instance.machines]
+            names = [f"{mt.name or f'm{t}'}-{k}" for t, mt in enumerate(instance.machines) for k in range(mt.count)]
+            # one row per machine type, repeated (no per-machine Python rows)
+            mach = np.repeat(_int_array(types, (len(types), m)), counts, axis=0)
             pooled = False
         else:
             mach = _int_array([[int(instance.capacity_exact[j] * scale[j]) for j in range(m)]], (1, m))
@@ -148,7 +152,7 @@ class IntegerData:
             pooled = True
         if mach.dtype != dem.dtype:
             mach, dem = mach.astype(object), dem.astype(object)
-        caps = tuple(None if k is None else int(math.floor(k)) for k in instance.max_tasks_exact) \
+        caps = tuple(None if k is None else math.floor(k) for k in instance.max_tasks_exact) \
             if instance.capped else tuple([None] * instance.n)
         return cls(scale=scale, demands=dem, machines=mach, machine_names=tuple(names), caps=caps, pooled=pooled)
 
@@ -179,15 +183,21 @@ class FillState:
     free : list of list of int
         Free (scaled) resources per machine (Python ints: scalar access in
         the decision loop is much faster than on numpy arrays).
-    placed : list of dict
-        Per machine, ``user index -> tasks`` placed on it.
+    placed : list of mapping
+        Per machine, ``user index -> tasks`` placed on it (write through
+        :meth:`slot`; an unused machine holds :data:`EMPTY_SLOT`).
+    extra : dict
+        What a policy keeps from one allocation step to the next on the
+        same state (e.g. Mesos's allocation counts; see :class:`Engine`,
+        which also keeps ``"released"``: tasks given back per user).
     """
 
     instance: Instance
     data: IntegerData
     tasks: list[int]
     free: list[list[int]]
-    placed: list[dict[int, int]]
+    placed: list[Mapping[int, int]]
+    extra: dict[str, Any] = field(default_factory=dict)
     _rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     def demand(self, i: int) -> tuple[tuple[int, int], ...]:
@@ -209,8 +219,20 @@ class FillState:
         free = self.free[k]
         for j, d in self.demand(i):
             free[j] -= d * count
+        self.slot(k)[i] = self.placed[k].get(i, 0) + count
+
+    def slot(self, k: int) -> dict[int, int]:
+        """Machine ``k``'s ``user -> tasks`` dict, ready to be written (an
+        unused machine holds the shared read-only :data:`EMPTY_SLOT`)."""
         slot = self.placed[k]
-        slot[i] = slot.get(i, 0) + count
+        if slot is EMPTY_SLOT:
+            slot = self.placed[k] = {}
+        return slot  # type: ignore[return-value]
+
+
+#: What an unused machine holds in ``placed`` (no dict per machine until one
+#: is written: a cluster of 10^4 machines starts without 10^4 dicts).
+EMPTY_SLOT: Mapping[int, int] = MappingProxyType({})
 
 
 # ---------------------------------------------------------------------------
@@ -424,7 +446,7 @@ def integer_steps(rates: list[Fraction]) -> list[int]:
 # ---------------------------------------------------------------------------
 #: ``name -> f(instance, sizes, rng) -> rank`` (smaller rank wins a tie);
 #: ``sizes`` are per-task key increments (integers or Fractions, same order).
-TIE_BREAKS: dict[str, Callable[[Instance, list[Any], np.random.Generator], np.ndarray]] = {}
+TIE_BREAKS: dict[str, Callable[[Instance, Sequence[Any], np.random.Generator], np.ndarray]] = {}
 #: One line per tie-break, for ``--help`` and reports.
 TIE_BREAK_HELP: dict[str, str] = {}
 
@@ -536,13 +558,11 @@ class FirstFit(Placement):
             free = machines[k]
             take = count - done
             for j, d in dem:
-                q = free[j] // d
-                if q < take:
-                    take = q
+                take = min(take, free[j] // d)
             if take:
                 for j, d in dem:
                     free[j] -= d * take
-                slot = state.placed[k]
+                slot = state.slot(k)
                 slot[i] = slot.get(i, 0) + take
                 done += take
             if done < count:
@@ -654,8 +674,9 @@ class DiscreteFill:
     failures : tuple of int
         Users whose chosen task did not fit, in order (with ``stop`` at most
         one, the last decision).
-    placed : list of dict
-        Per machine, ``user index -> tasks``.
+    placed : list of mapping
+        Per machine, ``user index -> tasks`` (a dict, or the empty
+        read-only :data:`EMPTY_SLOT` for a machine nothing was placed on).
     free : ndarray, shape (K, m)
         Scaled free resources per machine at the end.
     data : IntegerData
@@ -674,7 +695,7 @@ class DiscreteFill:
     tasks: np.ndarray
     runs: tuple[np.ndarray, np.ndarray] | None
     failures: tuple[int, ...]
-    placed: list[dict[int, int]]
+    placed: list[Mapping[int, int]]
     free: np.ndarray
     data: IntegerData
     decisions: int
@@ -761,42 +782,175 @@ def fill(
     >>> r.tasks.tolist(), [inst.users[i] for i in r.picks]
     ([3, 2], ['B', 'A', 'A', 'B', 'A'])
     """
-    if on_full not in ON_FULL:
-        raise PolicyError(f"on_full: must be one of {', '.join(ON_FULL)}, got {on_full!r}")
-    pol = get_discrete_policy(policy)
-    if tie_break is None:
-        tie_break = pol.default_tie_break
-    if tie_break not in TIE_BREAKS:
-        raise PolicyError(f"tie_break: unknown {tie_break!r} (known: {', '.join(TIE_BREAKS)})")
-    reason = pol.supports(instance)
-    if reason is not None:
-        raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")
-    place = get_placement(placement)
-    data = IntegerData.of(instance)
-    n = instance.n
-    state = FillState(instance=instance, data=data, tasks=[0] * n,
-                      free=[[int(v) for v in row] for row in data.machines], placed=[{} for _ in range(data.machines.shape[0])])
-    place.start(state)
-    rates = pol.rates(instance)
-    steps = None if rates is None else integer_steps(rates)
-    sizes: list[Any] = steps if steps is not None else pol.task_sizes(instance)
-    rank = TIE_BREAKS[tie_break](instance, sizes, np.random.default_rng(seed))
-    run = _Run(state=state, place=place, rank=[int(r) for r in rank], stop=on_full == "stop",
-               record=record_picks)
-    if pol.drive(run):
-        pass
-    elif pol.global_keys:
-        run.scan(pol)
-    elif steps is not None and batch:
-        assert rates is not None
-        run.batched(steps, rates)
-    else:
-        run.heap(pol)
-    runs = run.recorded() if record_picks else None
-    return DiscreteFill(instance=instance, policy=pol.label, tie_break=tie_break, on_full=on_full,
-                        placement=place.name, tasks=np.asarray(state.tasks, dtype=np.int64), runs=runs, failures=tuple(run.failures),
-                        placed=state.placed,
-                        free=np.array(state.free, dtype=data.machines.dtype).reshape(data.machines.shape), data=data, decisions=run.decisions, rank=rank)
+    engine = Engine(instance, policy, tie_break=tie_break, on_full=on_full, placement=placement, seed=seed,
+                    batch=batch, record_picks=record_picks)
+    return engine._step(snapshot=False)
+
+
+class _Lazy(Sequence[Any]):
+    """A list computed on first access (task sizes, which only the
+    size-based tie-breaks read)."""
+
+    def __init__(self, make: Callable[[], list[Any]]) -> None:
+        self._make = make
+        self._items: list[Any] | None = None
+
+    def _get(self) -> list[Any]:
+        if self._items is None:
+            self._items = self._make()
+        return self._items
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+class Engine:
+    """The discrete engine with a state that lives across allocation steps.
+
+    :func:`fill` is one step from an empty cluster. A dynamic simulation
+    calls :meth:`allocate` at every event instead of re-running from
+    scratch: tasks that finish are given back with :meth:`release`, and
+    the next :meth:`allocate` hands out the free space by the same policy,
+    from the current allocation (keys, caps and per-policy state such as
+    Mesos's allocation counts carry over). Every step runs the same loops
+    as :func:`fill` (batched runs, the Mesos offer kernel, ...).
+
+    Parameters
+    ----------
+    instance, policy, tie_break, on_full, placement, seed, batch, record_picks
+        As for :func:`fill` (validated once, here).
+
+    Examples
+    --------
+    >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+    ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}},
+    ...               "B": {"demand": {"cpu": 3, "mem": 1}}}})
+    >>> eng = Engine(inst, "drf")
+    >>> eng.allocate().tasks.tolist()
+    [3, 2]
+    >>> eng.release("B", 1)
+    >>> step = eng.allocate()
+    >>> [inst.users[i] for i in step.picks], step.tasks.tolist()
+    (['B'], [3, 2])
+    """
+
+    def __init__(self, instance: Instance, policy: str | Policy | DiscretePolicy = "drf", *,
+                 tie_break: str | None = None, on_full: str = "stop", placement: str | Placement = DEFAULT_PLACEMENT,
+                 seed: int = 0, batch: bool = True, record_picks: bool = True) -> None:
+        if on_full not in ON_FULL:
+            raise PolicyError(f"on_full: must be one of {', '.join(ON_FULL)}, got {on_full!r}")
+        pol = get_discrete_policy(policy)
+        if tie_break is None:
+            tie_break = pol.default_tie_break
+        if tie_break not in TIE_BREAKS:
+            raise PolicyError(f"tie_break: unknown {tie_break!r} (known: {', '.join(TIE_BREAKS)})")
+        reason = pol.supports(instance)
+        if reason is not None:
+            raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")
+        self.policy, self.tie_break, self.on_full, self.batch, self.record = pol, tie_break, on_full, batch, record_picks
+        self.place = get_placement(placement)
+        data = IntegerData.of(instance)
+        self.state = FillState(instance=instance, data=data, tasks=[0] * instance.n, free=data.machines.tolist(),
+                               placed=[EMPTY_SLOT] * data.machines.shape[0])
+        rates = pol.rates(instance)
+        self.rates = rates
+        self.steps = None if rates is None else integer_steps(rates)
+        sizes: Sequence[Any] = self.steps if self.steps is not None else _Lazy(lambda: pol.task_sizes(instance))
+        self.rank = TIE_BREAKS[tie_break](instance, sizes, np.random.default_rng(seed))
+
+    @property
+    def tasks(self) -> np.ndarray:
+        """Tasks held per user now."""
+        return np.asarray(self.state.tasks, dtype=np.int64)
+
+    def allocate(self) -> DiscreteFill:
+        """Hand out the free space from the current state; the result's
+        ``runs``, ``failures`` and ``decisions`` are this step's, its
+        ``tasks``, ``placed`` and ``free`` the state after it (copies)."""
+        return self._step(snapshot=True)
+
+    def release(self, user: int | str, count: int, machine: int | None = None) -> None:
+        """Give back ``count`` running tasks of ``user`` (index or name):
+        from ``machine`` when given, else from the highest-numbered
+        machines holding its tasks first.
+
+        Raises
+        ------
+        PolicyError
+            For an unknown user or machine, or more tasks than it holds there.
+        """
+        st = self.state
+        i = st.instance.users.index(user) if isinstance(user, str) and user in st.instance.users else user
+        if not isinstance(i, int) or not 0 <= i < st.instance.n:
+            raise PolicyError(f"release: unknown user {user!r}")
+        if machine is not None and not 0 <= machine < len(st.placed):
+            raise PolicyError(f"release: unknown machine {machine!r}")
+        where = [machine] if machine is not None else [k for k in range(len(st.placed) - 1, -1, -1)
+                                                          if st.placed[k].get(i)]
+        held = sum(st.placed[k].get(i, 0) for k in where)
+        if count < 0 or count > held:
+            raise PolicyError(f"release: user {st.instance.users[i]!r} holds {held} task(s) there, asked to release {count}")
+        left = count
+        for k in where:
+            got = min(left, st.placed[k].get(i, 0))
+            if got:
+                st.put(k, i, -got)
+                slot = st.slot(k)
+                if not slot[i]:
+                    del slot[i]
+                left -= got
+        st.tasks[i] -= count
+        released = st.extra.setdefault("released", [0] * st.instance.n)
+        released[i] += count
+
+    def _step(self, snapshot: bool) -> DiscreteFill:
+        st, pol = self.state, self.policy
+        self.place.start(st)
+        run = _Run(state=st, place=self.place, rank=[int(r) for r in self.rank], stop=self.on_full == "stop",
+                   record=self.record)
+        if pol.drive(run):
+            pass
+        elif pol.global_keys:
+            run.scan(pol)
+        elif self.steps is not None and self.batch:
+            assert self.rates is not None
+            run.batched(self.steps, self.rates)
+        else:
+            run.heap(pol)
+        data = st.data
+        return DiscreteFill(instance=st.instance, policy=pol.label, tie_break=self.tie_break, on_full=self.on_full,
+                            placement=self.place.name, tasks=np.asarray(st.tasks, dtype=np.int64),
+                            runs=run.recorded() if self.record else None, failures=tuple(run.failures),
+                            placed=[dict(p) for p in st.placed] if snapshot else st.placed,
+                            free=np.array(st.free, dtype=data.machines.dtype).reshape(data.machines.shape), data=data,
+                            decisions=run.decisions, rank=self.rank)
+
+
+def _merge_placed(placed: list[Mapping[int, int]], rows: np.ndarray, n: int) -> None:
+    """Add placement rows ``(machine, user, tasks)`` to the per-machine
+    dicts: pairs summed with numpy, one dict built per machine touched."""
+    if not rows.size:
+        return
+    key = rows[:, 0] * n + rows[:, 1]
+    order = np.argsort(key, kind="stable")
+    key, count = key[order], rows[order, 2]
+    start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    key, count = key[start], np.add.reduceat(count, start)
+    machine, user = np.divmod(key, n)
+    cut = np.flatnonzero(np.r_[True, machine[1:] != machine[:-1], True])
+    pairs = list(zip(user.tolist(), count.tolist(), strict=True))
+    bounds = cut.tolist()
+    for k, a, b in zip(machine[cut[:-1]].tolist(), bounds, bounds[1:], strict=False):
+        slot = placed[k]
+        if slot:
+            assert isinstance(slot, dict)
+            for i, c in pairs[a:b]:
+                slot[i] = slot.get(i, 0) + c
+        else:
+            placed[k] = dict(pairs[a:b])
 
 
 @dataclass(eq=False)
@@ -897,6 +1051,8 @@ class _Run:
         whenever many single decisions have gone by.
         """
         st = self.state
+        if self._compiled_first_fit(S):
+            return
         heap = [(st.tasks[i] * S[i], self.rank[i], i) for i in self._starters()]
         heapq.heapify(heap)
         jump = _LevelJump.make(self, S, rates) if len(st.free) == 1 and self.place.plain_on_one_machine else None
@@ -914,7 +1070,7 @@ class _Run:
                 every = 64 if progressed else 2 * every
                 if not heap:
                     break
-            key, r, i = pop(heap)
+            _key, r, i = pop(heap)
             self.decisions += 1
             since += 1
             s = S[i]
@@ -945,6 +1101,47 @@ class _Run:
             if cap is None or x + got < cap:
                 push(heap, ((x + got) * s, r, i))
         self.pick_users, self.pick_counts = users, counts
+
+    def _compiled_first_fit(self, S: list[int]) -> bool:
+        """On machines with first fit and numba installed, run
+        :func:`models._fill_kernel.first_fit_kernel` (the same decisions as
+        the loop of :meth:`batched`, compiled) and return True; else False
+        (numba missing, a pool, another placement, or keys that could leave
+        int64)."""
+        st = self.state
+        D = st.data.demands
+        if type(self.place) is not FirstFit or len(st.free) < 2 or D.dtype != np.int64:
+            return False
+        from .compiled import numba_available
+
+        if not numba_available():
+            return False
+        free = np.array(st.free, dtype=np.int64)
+        if int(free.max(initial=0)) * free.shape[0] >= _INT64_SAFE:
+            return False
+        totals = free.sum(axis=0).tolist()
+        for i, s in enumerate(S):
+            most = min(totals[j] // d for j, d in st.demand(i)) + 1 + st.tasks[i]
+            if most * s >= _INT64_SAFE:
+                return False
+        from ._fill_kernel import _grow, first_fit_kernel
+        from .compiled import compiled
+
+        big = 1 << 62
+        caps = np.array([big if c is None else c for c in st.data.caps], dtype=np.int64)
+        tasks = np.asarray(st.tasks, dtype=np.int64)
+        picks, placed, fails, decisions = compiled(first_fit_kernel, (_grow,))(
+            np.asarray(S, dtype=np.int64), np.asarray(self.rank, dtype=np.int64), caps, D, free, tasks,
+            np.asarray(self._starters(), dtype=np.int64), self.stop)
+        st.tasks[:] = tasks.tolist()
+        st.free[:] = free.tolist()
+        _merge_placed(st.placed, placed, st.instance.n)
+        self.failures.extend(fails.tolist())
+        self.decisions += int(decisions)
+        if self.record and picks.size:
+            self.flush()
+            self.chunks.append((picks[:, 0].copy(), picks[:, 1].copy()))
+        return True
 
     def flush(self) -> None:
         """Move the picks recorded one by one into a chunk."""
@@ -1062,7 +1259,7 @@ class _LevelJump:
             run.flush()
             self._record(act[grow], x[grow], inc[grow])
         st.free[0] = [int(v) for v in free - inc @ D]
-        slot = st.placed[0]
+        slot = st.slot(0)
         for i, c, t in zip(act[grow].tolist(), inc[grow].tolist(), cnt[grow].tolist(), strict=True):
             slot[i] = slot.get(i, 0) + c
             st.tasks[i] = t
@@ -1130,6 +1327,7 @@ class _LevelJump:
 __all__ = [
     "DEFAULT_PLACEMENT",
     "DEFAULT_TIE_BREAK",
+    "EMPTY_SLOT",
     "ON_FULL",
     "PLACEMENTS",
     "TIE_BREAKS",
@@ -1137,6 +1335,7 @@ __all__ = [
     "BestFit",
     "DiscreteFill",
     "DiscretePolicy",
+    "Engine",
     "FillState",
     "FirstFit",
     "IntegerData",

@@ -143,6 +143,8 @@ class FillingPolicy(Policy):
         if zero.any():
             dom = (D / R).max(axis=1)
             left = np.maximum(R - x @ D, 0.0)  # residual capacity (roundoff below 0 is 0)
+            # a resource that saturated in phase 1 has nothing left, not a roundoff residual
+            left[[j for st in stages for j in st.saturated]] = 0.0
             x2, stages2 = fill_numeric(D, left, w / dom, np.where(zero, k, 0.0))
             x, stages = x + x2, stages + stages2
         return Allocation(

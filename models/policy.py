@@ -44,6 +44,19 @@ class Policy(ABC):
     #: variants of :mod:`models.variants`): their continuous ``solve``
     #: raises :class:`PolicyError`.
     discrete_only: ClassVar[bool] = False
+    #: True when reports are scale-free for this policy in the continuous
+    #: setting: multiplying user ``i``'s demand (and cap ``k_i``, divided)
+    #: by any ``c > 0`` gives it ``x_i / c`` tasks (the same bundle) and
+    #: leaves every other user's tasks unchanged. The strategy-proofness
+    #: search then skips rescaled reports; every policy that does not
+    #: declare it (the default, so also every user-written policy) is
+    #: searched over report scales too. ``tests/test_scale_invariance.py``
+    #: proves each declaration on random instances.
+    scale_invariant: ClassVar[bool] = False
+    #: True when the continuous allocation places tasks on the instance's
+    #: machine types (DRFH): a task runs only where it fits, so feasibility
+    #: (Pareto efficiency) is judged per machine type, not on the pool.
+    places_tasks: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.parameters))

@@ -9,6 +9,9 @@ Solver output is never clipped silently: callers check feasibility against
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -23,6 +26,30 @@ from .tolerances import conic_solver_options
 CONIC_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")
 #: Default order for linear programs.
 LP_SOLVERS: tuple[str, ...] = ("HIGHS", "CLARABEL", "SCS")
+#: Solvers whose C library writes a banner to the process's standard output
+#: whatever their options say (HiGHS prints its copyright line for every new
+#: ``Highs`` object; upstream: it "can't be switched off independently").
+_BANNER_SOLVERS: frozenset[str] = frozenset({"HIGHS"})
+
+
+@contextlib.contextmanager
+def _c_stdout_to_stderr() -> Iterator[None]:
+    """Send what C code writes to file descriptor 1 to standard error for
+    the duration (a table on stdout must not start with a solver banner)."""
+    try:
+        out = sys.stdout.fileno()
+        err = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # no real descriptors (captured, notebook)
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(out)
+    try:
+        os.dup2(err, out)
+        yield
+    finally:
+        os.dup2(saved, out)
+        os.close(saved)
 
 
 @dataclass(frozen=True)
@@ -120,7 +147,8 @@ def solve_problem(
         if name not in installed:
             continue
         try:
-            with warnings.catch_warnings():
+            quiet = _c_stdout_to_stderr() if name in _BANNER_SOLVERS else contextlib.nullcontext()
+            with warnings.catch_warnings(), quiet:
                 warnings.simplefilter("ignore")
                 problem.solve(solver=name, **{**conic_solver_options(name), **dict(choice.options)})
         except TypeError as exc:  # cvxpy and the solvers reject an unknown or mistyped option so

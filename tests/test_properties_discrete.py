@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from analyzer import Instance, check
+from analyzer import Instance, check, progressive_filling
 from models import PolicyError
 from tests.strategies import random_instance
 
@@ -22,7 +22,30 @@ ALL = ["sharing-incentive", "envy-freeness", "pareto-efficiency", "strategy-proo
 def test_paper_example_discrete_drf() -> None:
     inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]], users=["A", "B"])
     for prop in ALL:
-        assert check("drf", inst, prop, mode="discrete") is None, prop
+        if prop not in ("strategy-proofness", "resource-monotonicity"):
+            assert check("drf", inst, prop, mode="discrete") is None, prop
+    # DRF is not resource monotone (Table 2); here whole tasks lose one when r0 grows 16-fold
+    v = check("drf", inst, "resource-monotonicity", mode="discrete")
+    assert v is not None and v.exact and v.deviation["factor"] == "16"
+
+
+def test_discrete_drf_pays_a_bundled_report() -> None:
+    """Whole tasks make every policy scale-dependent (issue 12). By hand, on
+    R = <6, 12>, A <1, 4>, B <3, 1> (discrete DRF, Algorithm 1): A gets 2
+    tasks, B 1 (then A's third would need mem 13, B's second cpu 8). A
+    reporting three tasks as one, <3, 12>, gets that task (mem 12) and B
+    none (mem 13): 3 true tasks > 2. The search finds a paying lie."""
+    inst = Instance.from_exact([6, 12], [[1, 4], [3, 1]], users=["A", "B"])
+    assert progressive_filling(inst, "drf").tasks == {"A": 2, "B": 1}
+    assert progressive_filling(inst.replace(demands=[[3, 12], [3, 1]]), "drf").tasks["A"] == 1  # = 3 true tasks
+    v = check("drf", inst, "strategy-proofness", mode="discrete")
+    assert v is not None and v.exact and v.mode == "discrete"
+    i = inst.user_index[v.user]
+    lie = [list(r) for r in inst.demands_exact]
+    lie[i] = [Fraction(v.deviation["report"][r]) for r in inst.resources]
+    got = progressive_filling(inst.replace(demands=lie), "drf").tasks[v.user]
+    assert Fraction(v.after["reported_tasks"]) == got
+    assert Fraction(v.after["tasks"]) > Fraction(v.before["tasks"])
 
 
 def test_discrete_violations_are_whole_task_and_exact() -> None:

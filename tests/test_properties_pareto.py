@@ -70,3 +70,42 @@ def test_policy_without_exact_solver_is_confirmed_numerically_and_says_so() -> N
     v = check(pol, Instance.from_exact([30, 30], [[1, 3], [3, 1]]), "pareto-efficiency")
     assert v is not None and not v.exact and "numerically confirmed only" in v.message
     assert v.to_dict()["exact"] is False
+
+
+def test_placement_aware_pareto_for_policies_that_place_tasks() -> None:
+    """Audit of issue 12: DRFH places tasks on machine types, so pooled slack
+    is no Pareto improvement (two_servers: both pooled resources have 2
+    left, nobody can be raised). A DRFH that wastes half is caught by the
+    placement LP."""
+    from models.allocation import Allocation
+    from models.policies.drfh import DRFH
+
+    class HalfDRFH(DRFH):
+        name = "test-half-drfh"
+
+        def solve(self, instance: Instance) -> Allocation:
+            a = super().solve(instance)
+            return Allocation(instance=instance, x=a.x / 2, policy=self.label)
+
+    inst = Instance.load("examples/two_servers.toml")
+    assert check("drfh", inst, "pareto-efficiency") is None
+    v = check(HalfDRFH(), inst, "pareto-efficiency")
+    assert v is not None and not v.exact and float(v.after["tasks"][v.user]) > float(v.before["tasks"][v.user])
+
+
+def test_numeric_room_is_judged_relative_to_the_users_tasks() -> None:
+    """Audit of issue 12: for a policy without an exact solver, solver noise
+    (here 2e-7 relative) left on a resource is no Pareto improvement; the
+    room is confirmed against the user's tasks, not against 0."""
+    from models import Allocation, get_policy
+
+    class NoisyDRF(Policy):
+        name = "test-noisy-drf"
+
+        def solve(self, instance: Instance) -> Allocation:
+            x = get_policy("drf").solve(instance).x * (1 - 2e-7)
+            return Allocation(instance=instance, x=x, policy=self.label)
+
+    inst = Instance.from_exact([3, 40], [[1, 0], [0, 1]])
+    assert check(NoisyDRF(), inst, "pareto-efficiency") is None
+    assert check(EqualSplit(), inst, "pareto-efficiency") is not None

@@ -14,6 +14,7 @@ from analyzer.api import solve
 from analyzer.properties._batch import fill_batch
 from analyzer.properties.strategy_proofness import StrategyProofness
 from models import get_policy
+from models.filling import FillingPolicy
 from models.tolerances import CROSSCHECK_RTOL
 from tests._policies import BalancedFirst
 from tests.strategies import random_instance
@@ -74,6 +75,31 @@ def test_batch_filling_matches_the_policy_solver() -> None:
                 np.testing.assert_allclose(xb[k], pol.solve(other).x, rtol=CROSSCHECK_RTOL)
 
 
+class _FirstResourceOnly(FillingPolicy):
+    """Max-min on the first resource's share: users without it have share 0
+    (the second, DRF, filling phase)."""
+
+    name = "test-first-resource"
+
+    def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        return demands[:, 0] / capacity[0]
+
+
+def test_batch_filling_has_the_zero_share_phase() -> None:
+    """The batch fills users with a zero share of one task in the second
+    (DRF) phase, as the policy's own solver does (audit of issue 12: the
+    batch used to divide by the zero share and screen nothing)."""
+    rng = np.random.default_rng(2)
+    pol = _FirstResourceOnly()
+    seen = 0
+    for _ in range(40):
+        inst = random_instance(rng, n_max=5, m_max=3)
+        seen += int((inst.demands[:, 0] == 0).any())
+        xb = fill_batch(pol, inst.demands[None], inst.capacity, inst.weights, inst.max_tasks[None])
+        np.testing.assert_allclose(xb[0], pol.solve(inst).x, rtol=CROSSCHECK_RTOL, atol=CROSSCHECK_RTOL)
+    assert seen > 5
+
+
 def test_batch_ceei_matches_the_conic_program() -> None:
     import warnings
 
@@ -91,3 +117,60 @@ def test_batch_ceei_matches_the_conic_program() -> None:
             ref = pol.solve(inst).x
         assert ok[0], inst.describe()
         np.testing.assert_allclose(x[0], ref, rtol=CROSSCHECK_RTOL, atol=CROSSCHECK_RTOL)
+
+
+ONE_RESOURCE = """
+[resources]
+cpu = 5
+
+[users.A]
+demand = { cpu = 1 }
+
+[users.B]
+demand = { cpu = 2 }
+"""
+
+
+def test_cli_check_finds_a_rescaled_report_on_one_resource(tmp_path, capsys) -> None:
+    """Issue 12 acceptance, on another instance: R = <5>, A <1>, B <2>;
+    leximin-tasks gives 5/3 each; A reporting <c> gets 5/(c + 2) reported
+    tasks, worth 5c/(c + 2) > 5/3 for every c > 1."""
+    from analyzer.cli import main
+
+    p = tmp_path / "one.toml"
+    p.write_text(ONE_RESOURCE)
+    code = main(["check", str(p), "--policy", "leximin-tasks", "--property", "strategy-proofness"])
+    out = capsys.readouterr().out
+    assert code == 1 and "VIOLATED" in out and "exact arithmetic" in out
+    assert main(["check", str(p), "--policy", "drf", "--property", "strategy-proofness"]) == 0
+
+
+def test_rescaled_lie_is_exact_and_replays() -> None:
+    """A rescaled report is verified exactly and replays; the report keeps
+    its scale (it is not normalised to coprime integers)."""
+    inst = Instance.from_exact([7, 3], [[1, 1], [2, 1]])
+    v = check("leximin-tasks", inst, "strategy-proofness")
+    assert v is not None and v.exact
+    assert _replay("leximin-tasks", inst, v.deviation) == Fraction(v.after["tasks"]) > Fraction(v.before["tasks"])
+
+
+def test_scale_dependent_user_policy_is_searched_over_scales() -> None:
+    """A user-written filling policy (not declared scale-invariant) whose
+    share of one task is the task count: the scale search finds the lie on
+    one resource, where the direction search has nothing to try."""
+    class PerTask(FillingPolicy):
+        name = "test-per-task"
+
+        def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+            return demands[:, 0] * 0 + 1
+
+    inst = Instance.from_exact([12], [[1], [3]])
+    v = check(PerTask(), inst, "strategy-proofness")
+    assert v is not None and v.exact and v.user == "u0"
+
+
+def test_declared_scale_invariance_skips_the_scale_search() -> None:
+    """DRF declares scale invariance: on one resource nothing is searched."""
+    inst = Instance.from_exact([12], [[1], [3]])
+    assert StrategyProofness().margin("drf", inst) == float("inf")
+    assert StrategyProofness().margin("leximin-tasks", inst) < 0

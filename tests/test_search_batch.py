@@ -23,6 +23,7 @@ CELLS = [
     ("ceei", "bottleneck-fairness"),
     ("asset", "bottleneck-fairness"),
     ("drf", "strategy-proofness"),
+    ("leximin-tasks", "strategy-proofness"),  # the scale dimension through the lockstep batch
     ("ceei", "resource-monotonicity"),
 ]
 
@@ -64,7 +65,7 @@ def test_screen_flags_every_violation() -> None:
     batched screen flags each instance whose full check finds one."""
     cell = make_cell("asset", "sharing-incentive", 400, 0, None, "continuous")
     prop, pol = get_property("sharing-incentive"), get_policy("asset")
-    insts = [cell.at(p)[1] for p in range(0, 64)]
+    insts = [cell.at(p)[1] for p in range(64)]
     flags = prop.screen_many(pol, insts, "continuous")
     violated = np.array([prop.check(pol, inst) is not None for inst in insts])
     assert violated.any()

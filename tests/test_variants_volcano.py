@@ -33,10 +33,12 @@ def test_group_weight() -> None:
     assert dict(r.tasks.items()) == {"A": 2, "B": 2, "C": 3}
 
 
-def test_zero_total_share_is_one() -> None:
+def test_zero_total_never_enters_the_share() -> None:
+    # helpers.Share gives 1 for a use of a zero total, but calculateShare only visits resources
+    # of positive total (the upstream fix: a zero-total resource never enters the share)
     assert share_of(0, 0) == 0 and share_of(5, 0) == 1 and share_of(3, 12) == Fraction(1, 4)
     assert dominant([1, 0], [4, 0]) == Fraction(1, 4)
-    assert dominant([1, 2], [4, 0]) == 1
+    assert dominant([1, 2], [4, 0]) == Fraction(1, 4)
 
 
 def test_flat_is_drf_with_name_ties() -> None:

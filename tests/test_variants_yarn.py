@@ -6,16 +6,19 @@ from analyzer import Instance, progressive_filling
 
 
 def test_min_share_first_then_lexicographic_shares() -> None:
-    # R = <10 cpu, 10 mem>; A <1, 2>, B <2, 1> with a minimum of 4 cpu. B's dominant resource is
-    # cpu; it is needy until it uses 4 cpu: B, B. Then sorted shares: A (0, 0) < B (4/10, 2/10):
-    # A, and A (2/10, 1/10) < B: A; now both (4/10, 2/10): the file order gives A; then B
-    # (4/10, 2/10) < A (6/10, 3/10): B; tie at (6/10, 3/10): A's fourth task needs mem 11: skipped;
-    # B's fourth needs cpu 11: skipped.
+    # R = <10 cpu, 10 mem>; A <1, 2>, B <2, 1> with a minimum of 4 cpu. At zero use every ratio
+    # is 0 and Hadoop's dominant resource is the first largest: memory, whose minimum is 0, so B
+    # is not needy yet and the file order gives A. Then B's dominant resource is cpu (2/10) and
+    # it is needy until it uses 4 cpu: B, B. Then fair ratios in usage order: A (2/10, 1/10) <
+    # B (4/10, 2/10): A; both (4/10, 2/10): the file order gives A; then B (4/10, 2/10) < A
+    # (6/10, 3/10): B; tie at (6/10, 3/10): A's fourth task needs mem 2 with 1 left: skipped;
+    # B's fourth needs cpu 2 with 1 left: skipped. (Before the Hadoop-faithful dominant-resource
+    # rule, B was needy at zero use and went first.)
     inst = Instance.from_dict({"resources": {"cpu": 10, "mem": 10},
                                "users": {"A": {"demand": {"cpu": 1, "mem": 2}},
                                          "B": {"demand": {"cpu": 2, "mem": 1}, "min_share": {"cpu": 4}}}})
     r = progressive_filling(inst, "yarn", on_full="skip")
-    assert r.picks == ["B", "B", "A", "A", "A", "B"]
+    assert r.picks == ["A", "B", "B", "A", "A", "B"]
     assert dict(r.tasks.items()) == {"A": 3, "B": 3}
 
 

@@ -110,7 +110,27 @@ def fill_shares(c: np.ndarray, demands: np.ndarray, capacity: np.ndarray, weight
     """The filling of :func:`fill_batch` from the shares of one task
     ``c`` (K, n) already computed; ``capacity`` has shape (K, m). Each
     member is filled independently of the others (the batch only
-    vectorises)."""
+    vectorises).
+
+    Users whose share of one task is 0 are not constrained by the share:
+    as in :meth:`models.filling.FillingPolicy.solve` they wait while the
+    others fill, then share the leftover by DRF (a second filling phase on
+    dominant shares). Without this phase the batch would give a user-written
+    policy with zero shares (e.g. CPU-only sharing) meaningless screens.
+    """
+    zero = c == 0
+    if not zero.any():
+        return _fill_phase(c, demands, capacity, weights, caps)
+    capacity = np.broadcast_to(capacity, (demands.shape[0], demands.shape[2]))
+    x = _fill_phase(np.where(zero, 1.0, c), demands, capacity, weights, np.where(zero, 0.0, caps))
+    left = np.maximum(capacity - np.einsum("kn,knm->km", x, demands), 0.0)
+    dom = (demands / capacity[:, None, :]).max(axis=2)
+    return x + _fill_phase(dom, demands, left, weights, np.where(zero, caps, 0.0))
+
+
+def _fill_phase(c: np.ndarray, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray,
+                caps: np.ndarray) -> np.ndarray:
+    """One filling phase of :func:`fill_shares` (every share positive)."""
     K, n, m = demands.shape
     r = weights[None, :] / c
     T = caps / r

@@ -151,7 +151,25 @@ def numeric_variant(
     if instance.extensions:
         ext = instance.extensions.restrict(variant.users, variant.resources, variant.capacity_exact)
         object.__setattr__(variant, "extensions", ext)
+    if instance.machines:  # machine-aware policies (DRFH) keep their machines, grown with the pool
+        object.__setattr__(variant, "machines", scaled_machines(instance, [Fraction(float(c)) for c in variant.capacity]))
     return variant
+
+
+def scaled_machines(instance: Instance, capacity: Sequence[Any]) -> tuple[Any, ...]:
+    """``instance``'s machine types with resource ``j`` of every machine
+    multiplied by ``capacity[j] / R_j`` (exact when ``capacity`` is), so
+    that the machines still add up to the pool: how capacity grows on a
+    cluster of machines (resource monotonicity) or stays (other variants)."""
+    from models.instance import MachineType
+
+    ratio = [Fraction(c) / r for c, r in zip(capacity, instance.capacity_exact, strict=True)]
+    out = []
+    for mt in instance.machines:
+        cap = tuple(v * f for v, f in zip(mt.capacity_exact, ratio, strict=True))
+        out.append(MachineType(count=mt.count, capacity=np.array([float(v) for v in cap]), capacity_exact=cap,
+                               name=mt.name))
+    return tuple(out)
 
 
 # ----------------------------------------------------------- Leontief tasks

@@ -34,6 +34,11 @@ class BottleneckBasedFairness(Property):
     ``bbf``). Continuous setting only; re-verified exactly for policies
     with an exact solver.
 
+    No search: every user's complaint is decided from the allocation
+    (every full resource it uses, every other user). Entitlements are
+    ``w_i / sum(w)`` whatever the caps (a capped user at its cap never
+    complains).
+
     Examples
     --------
     >>> from models import Instance

@@ -27,6 +27,11 @@ class BottleneckFairness(Property):
     ``d_ij / R_j <= d_ib / R_b``). The reference is exact water-filling.
     Continuous setting only.
 
+    No search: the common dominant resource is found exactly (every
+    candidate resource, ties included) and the whole allocation is compared
+    with the reference. Instances without a common dominant resource are
+    not in the property's class (``n/a``).
+
     Examples
     --------
     >>> from models import Instance

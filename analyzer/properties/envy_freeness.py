@@ -32,6 +32,10 @@ class EnvyFreeness(Property):
     is entitled to twice the bundle; Section 4.3). In the discrete setting
     the right side counts whole tasks (floored).
 
+    No search: every ordered pair is compared, on weighted bundles (the
+    envied bundle is scaled by ``w_i / w_j``, so with equal weights it is
+    the plain bundle); the envier's own cap bounds what it could run.
+
     Examples
     --------
     >>> from models import Instance

@@ -12,7 +12,7 @@ import numpy as np
 from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
-from ._common import Evaluator, per_user, show
+from ._common import Evaluator, confirmed_below, per_user, show
 from ._batch import numeric_batch, widened
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
@@ -38,6 +38,27 @@ class ParetoEfficiency(Property):
     this exact characterisation (no LP solver, no rounding), and the better
     allocation in the :class:`Violation` raises every such user in turn in
     exact arithmetic.
+
+    No search is needed, so nothing is left untried: every Pareto
+    improvement, however many users it raises, raises some user ``i`` with
+    everybody else at least as well off, and then ``x + (x'_i - x_i) e_i``
+    alone is feasible (it uses no more of any resource than ``x'``). In
+    the discrete setting the same argument with one whole task: some user
+    fits one more task on the pooled capacities. With machines the task
+    placement would matter, which the check refuses.
+
+    A policy that places tasks on machine types
+    (:attr:`~models.policy.Policy.places_tasks`, DRFH) is judged on its own
+    model in the continuous setting: a task runs only on a machine type it
+    fits, so pooled slack is no improvement (on ``examples/two_servers.toml``
+    both pooled resources have slack, yet nobody can be raised). The check
+    then solves the LP "maximise ``sum_i x'_i`` over placements ``y_il >= 0``
+    (only where user ``i``'s task fits type ``l``) with ``x'_i = sum_l y_il``,
+    ``x' >= x``, caps and every type's capacities" (scipy/HiGHS) and reports
+    a numerically confirmed improvement. For a policy without an exact
+    solver a user's room is confirmed relative to its tasks (``x_i`` below
+    ``x_i + room`` by the confirmation margin), so that solver noise left on
+    a resource is not reported as an improvement.
 
     Examples
     --------
@@ -77,6 +98,8 @@ class ParetoEfficiency(Property):
             raise PolicyError("pareto-efficiency: the discrete check with machines is not supported "
                               "(it would need the task placement); drop [[machines]] to check on the pooled cluster")
         x = ev.numeric(instance)
+        if ev.mode == CONTINUOUS and instance.machines and ev.policy.places_tasks:
+            return self._placed(ev, instance, x)
         cand = _raisable(instance, x, ev.mode)
         if cand.size == 0:
             return None
@@ -88,7 +111,7 @@ class ParetoEfficiency(Property):
         raised: list[int] = []
         for i in cand:
             room = _room(D[i], slack, K[i], better[i], ev.mode)
-            if room is not None and ev.below(0, room):
+            if room is not None and ev.below(better[i], better[i] + room):  # relative to its tasks when numeric
                 better[i] = better[i] + room
                 slack = [s - room * d for s, d in zip(slack, D[i], strict=True)]
                 raised.append(int(i))
@@ -105,6 +128,52 @@ class ParetoEfficiency(Property):
             before={"tasks": per_user(instance, xe)},
             after={"tasks": per_user(instance, better)},
         )
+
+
+    def _placed(self, ev: Evaluator, instance: Instance, x: np.ndarray) -> Violation | None:
+        """The placement LP of the class docstring (continuous, machines)."""
+        better = _best_placed(instance, x)
+        if better is None:
+            return None
+        i = int(np.argmax(better - x))
+        if not confirmed_below(float(x[i]), float(better[i])):
+            return None
+        ev.exact = False
+        u = instance.users[i]
+        return ev.violation(
+            self.name, instance, u,
+            f"{u} gets {show(float(x[i]))} tasks but could get {show(float(better[i]))} with nobody losing: "
+            f"placed on the machine types its task fits, every type has room for it",
+            deviation={"kind": "better-allocation", "tasks": per_user(instance, [float(v) for v in better])},
+            before={"tasks": per_user(instance, [float(v) for v in x])},
+            after={"tasks": per_user(instance, [float(v) for v in better])},
+        )
+
+
+def _best_placed(instance: Instance, x: np.ndarray) -> np.ndarray | None:
+    """Tasks per user of a placement maximising the total with nobody below
+    ``x`` (``None`` when ``x`` itself cannot be placed)."""
+    from scipy.optimize import linprog
+
+    D, k = instance.demands, instance.max_tasks
+    n, T = instance.n, len(instance.machines)
+    fits = np.array([[bool(np.all(D[i] <= mt.capacity)) for mt in instance.machines] for i in range(n)])
+    cols = np.argwhere(fits)  # variables y_il for the (i, l) that fit
+    if cols.size == 0:
+        return None
+    A_cap = np.zeros((T * instance.m, len(cols)))
+    for v, (i, l) in enumerate(cols):
+        A_cap[l * instance.m:(l + 1) * instance.m, v] = D[i]
+    b_cap = np.concatenate([mt.capacity * mt.count for mt in instance.machines])
+    owner = np.zeros((n, len(cols)))
+    owner[cols[:, 0], np.arange(len(cols))] = 1.0
+    fin = np.isfinite(k)
+    A = np.vstack([A_cap, -owner, owner[fin]])
+    b = np.concatenate([b_cap, -x * (1 - COMPARE_RTOL) + COMPARE_ATOL, k[fin]])
+    res = linprog(-np.ones(len(cols)), A_ub=A, b_ub=b, bounds=(0, None), method="highs")
+    if res.status != 0:
+        return None
+    return owner @ res.x
 
 
 def _raisable(instance: Instance, x: np.ndarray, mode: str) -> np.ndarray:

@@ -24,6 +24,17 @@ class PopulationMonotonicity(Property):
 
     Applies to instances with at least two users.
 
+    What it tries: every user leaving alone, all ``n`` of them (for the
+    filling family and CEEI in one batch, the leaver capped at 0 tasks,
+    which is the same as leaving: a filling user capped at 0 is frozen at 0
+    from the start and, share functions being row-wise, changes no other
+    user's share; CEEI drops a user capped at 0 from the program). What it
+    never tries: several users leaving together. That is not needed for
+    the property over a class of instances: a group's departure is a
+    sequence of single departures, so a loss after it is a loss at some
+    single step, on a sub-instance, which the search's instance stream
+    covers (the paper's definition is also "a user leaves").
+
     Examples
     --------
     >>> from models import Instance

@@ -30,6 +30,10 @@ class SharingIncentive(Property):
     count whole tasks (the right side is floored; the slice is taken of the
     pooled capacities).
 
+    No search: the condition is decided for every user (exactly on the
+    candidates the float screen flags; the screen's tolerance only errs
+    towards flagging).
+
     Examples
     --------
     >>> from models import Instance

@@ -24,6 +24,9 @@ class SingleResourceFairness(Property):
     leaves capacity over). The reference is computed exactly by
     water-filling. Applies only when ``m = 1``; continuous setting only.
 
+    No search: the whole allocation is compared with the exact reference
+    (every user, both directions: above and below max-min).
+
     Examples
     --------
     >>> from models import Instance

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-from fractions import Fraction
-from itertools import product
 from collections.abc import Generator, Sequence
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
 from typing import Any, TypeVar
 
 import numpy as np
@@ -23,6 +23,12 @@ from .base import CONTINUOUS, Property, Violation, register_property
 SINGLE_FACTORS: tuple[float, ...] = (0.25, 0.5, 0.75, 4 / 3, 1.5, 2.0, 4.0, 16.0)
 #: The same for the light search (one solve per report).
 LIGHT_SINGLE_FACTORS: tuple[float, ...] = (0.5, 2.0, 4.0)
+#: Factors by which a report is rescaled (beyond 1) for a policy that
+#: does not declare :attr:`models.policy.Policy.scale_invariant`: a log grid
+#: from 1/64 to 64.
+SCALES: tuple[float, ...] = tuple(2.0 ** k for k in range(-6, 7) if k != 0)
+#: The same for the light search (one solve per report).
+LIGHT_SCALES: tuple[float, ...] = (0.25, 0.5, 2.0, 4.0, 16.0)
 #: Candidate reports per user that go to the exact re-check.
 _KEEP = 3
 
@@ -48,20 +54,38 @@ class StrategyProofness(Property):
     reported tasks whose bundle holds ``k_i`` true tasks, so that the cap
     never stops a lie from paying.
 
-    Reports are scale-free for the paper's policies, so the search runs
-    over directions ``d'_j = s_j R_j`` with ``s`` on the simplex (each
-    report scaled so that one reported task has the dominant share of one
-    true task, which matters in the discrete setting only): a grid
+    A report is a direction and a scale. The search runs over directions
+    ``d'_j = c s_j R_j`` with ``s`` on the simplex, scaled so that at
+    ``c = 1`` one reported task has the dominant share of one true task: a grid
     (``grid2`` steps for two resources, ``grid3`` for three), the truth with
     one coordinate inflated or deflated, and ``samples`` seeded random
     directions beyond three resources; each user's best report is then
     refined by a derivative-free compass search with shrinking steps on
-    log-directions (``refine`` evaluations, batched across users). With one resource every report is
-    the truth rescaled, so there is nothing to search. The best reports are
-    rationalised (denominators up to
+    log-directions (``refine`` evaluations, batched across users).
+
+    The scale ``c`` is searched unless the policy declares
+    :attr:`~models.policy.Policy.scale_invariant` (in the continuous
+    setting only: whole tasks of another size are another lie for every
+    policy). A scale-invariant policy gives the rescaled report ``c d'``
+    the tasks ``x'/c``, the same bundle, and leaves the others unchanged, so
+    ``t(c d') = t(d')`` and ``c = 1`` loses nothing (a test proves each
+    declaration on random instances). For any other policy (leximin on
+    tasks, GFJ, utilitarian, slots, every user-written policy) each
+    direction is also tried at every scale in :attr:`scales` (a log grid;
+    the light search tries the truth's direction at :data:`LIGHT_SCALES`),
+    and the refinement moves ``log c`` with the direction; with one
+    resource every report is the truth rescaled and the scale is the whole
+    search. The best reports are rationalised (denominators up to
     :data:`~models.tolerances.RATIONALIZE_MAX_DENOMINATOR`), written as
-    integer vectors in the continuous setting, and the gain is re-verified
-    on the exact deviated instance. A check that finds nothing is evidence, not proof.
+    integer vectors when the scale does not matter, and the gain is
+    re-verified on the exact deviated instance.
+
+    What the search never tries, and why that is sound or only evidence:
+    zeroing a needed resource (the liar then runs nothing); a report of
+    another user's weight (weights are not reported); lies by two users at
+    once (the property is about unilateral deviations); scales beyond the
+    grid and directions between grid points except where the refinement
+    goes (evidence only). A check that finds nothing is evidence, not proof.
 
     Parameters
     ----------
@@ -84,6 +108,10 @@ class StrategyProofness(Property):
         Factors applied to one coordinate of the true demand (a zero
         coordinate is set to that factor times a quarter of the largest
         share).
+    scales : tuple of float
+        Report scales tried besides 1 for policies that are not
+        scale-invariant (the light search uses :data:`LIGHT_SCALES` with the
+        truth's direction only).
 
     Examples
     --------
@@ -101,15 +129,17 @@ class StrategyProofness(Property):
 
     def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 36, seed: int = 0,
                  light: tuple[int, int, int, int] = (12, 5, 12, 9),
-                 singles: tuple[float, ...] = SINGLE_FACTORS) -> None:
+                 singles: tuple[float, ...] = SINGLE_FACTORS, scales: tuple[float, ...] = SCALES) -> None:
         self.grid2, self.grid3, self.samples, self.refine, self.seed = grid2, grid3, samples, refine, seed
         self.light = light
         self.singles = tuple(singles)
+        self.scales = tuple(float(c) for c in scales)
+        self._light = False
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
-        if instance.m == 1:
-            return None
         ev = Evaluator(policy, mode)
+        if not _searchable(ev, instance):
+            return None
         return self._for(ev)._run(ev, instance)
 
     def _for(self, ev: Evaluator) -> StrategyProofness:
@@ -117,13 +147,15 @@ class StrategyProofness(Property):
         if ev.mode == CONTINUOUS and is_filling(ev.policy):
             return self
         g2, g3, sa, rf = self.light
-        return StrategyProofness(g2, g3, sa, rf, self.seed, self.light, LIGHT_SINGLE_FACTORS)
+        light = StrategyProofness(g2, g3, sa, rf, self.seed, self.light, LIGHT_SINGLE_FACTORS, LIGHT_SCALES)
+        light._light = True
+        return light
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
         """Numeric violation margin (``< 0``: some report on the grid pays):
         minus the largest relative gain of a report (no refinement)."""
         ev = Evaluator(policy, mode)
-        if instance.m == 1:
+        if not _searchable(ev, instance):
             return float("inf")
         grid = _drive(ev, instance, self._for(ev)._grid(ev, instance, ev.numeric(instance),
                                                         np.random.default_rng(self.seed)))
@@ -137,7 +169,8 @@ class StrategyProofness(Property):
         users = [i for i in range(instance.n) if x[i] < instance.max_tasks[i]]  # a capped user cannot gain
         if not users:
             return None
-        dirs = [self._directions(instance, i, rng) for i in users]
+        scaled = _scaled(ev)
+        dirs = [self._candidates(instance, i, rng, scaled) for i in users]
         who = np.concatenate([np.full(len(S), i) for i, S in zip(users, dirs, strict=True)])
         S = np.concatenate(dirs)
         scale = np.maximum(np.abs(x), 1.0)
@@ -152,7 +185,7 @@ class StrategyProofness(Property):
         found.sort(key=lambda f: -f[0])
         for _, i, s in found:
             for den in _denominators():
-                v = self._verify(ev, instance, xe, i, s, den)
+                v = self._verify(ev, instance, xe, i, s, den, integer=ev.mode == CONTINUOUS and not _scaled(ev))
                 if v is not None:
                     return v
         return None
@@ -168,7 +201,7 @@ class StrategyProofness(Property):
         if ev.mode != CONTINUOUS or not is_filling(ev.policy):
             return np.ones(len(instances), dtype=bool)
         me = self._for(ev)
-        gens = [me._screen(ev, inst) if inst.m > 1 else None for inst in instances]
+        gens = [me._screen(ev, inst) if _searchable(ev, inst) else None for inst in instances]
         results = _drive_many(ev.policy, list(instances), gens)
         return np.array([r is not None and bool(r[1]) for r in results], dtype=bool)
 
@@ -190,11 +223,26 @@ class StrategyProofness(Property):
             found += [(float(gain[k]), i, S[k]) for k in top]
             starts.append(S[top[0]])
         if self.refine > 0:
-            found += yield from self._refine(instance, x, scale, users, np.array(starts), rng)
+            found += yield from self._refine(instance, x, scale, users, np.array(starts), rng, _scaled(ev))
         tol = yield from self._true_tasks(instance, np.array([f[1] for f in found]), np.array([f[2] for f in found]))
         return x, [f for f, t in zip(found, tol, strict=True) if numeric_below(x[f[1]], t)]
 
     # --------------------------------------------------------------- search
+    def _candidates(self, inst: Instance, i: int, rng: np.random.Generator, scaled: bool) -> np.ndarray:
+        """Candidate reports of user ``i`` as rows ``(s, log c)``: the
+        directions of :meth:`_directions` at scale 1 and, when ``scaled``,
+        every direction at every scale of :attr:`scales` (the light search:
+        the truth's direction only)."""
+        S = self._directions(inst, i, rng)
+        rows = [np.hstack([S, np.zeros((len(S), 1))])]
+        if scaled and self.scales:
+            logs = np.log(np.asarray(self.scales))
+            truth = inst.demands[i:i + 1] / inst.capacity
+            truth = truth / truth.sum()
+            base = truth if self._light else np.vstack([S, truth])
+            rows.append(np.hstack([np.repeat(base, len(logs), axis=0), np.tile(logs, len(base))[:, None]]))
+        return np.vstack(rows)
+
     def _directions(self, inst: Instance, i: int, rng: np.random.Generator) -> np.ndarray:
         """Candidate report directions ``s`` (rows on the simplex)."""
         m = inst.m
@@ -220,8 +268,9 @@ class StrategyProofness(Property):
         return S[ok]
 
     def _true_tasks(self, inst: Instance, who: np.ndarray, S: np.ndarray) -> Steps[np.ndarray]:
-        """True tasks of user ``who[k]`` reporting direction ``S[k]`` (one
-        fill request: the deviated demands and caps)."""
+        """True tasks of user ``who[k]`` reporting ``S[k]`` (a direction and
+        its log-scale, see :func:`_scaled_reports`; one fill request: the
+        deviated demands and caps)."""
         K = len(S)
         if K == 0:
             return np.empty(0)
@@ -239,33 +288,41 @@ class StrategyProofness(Property):
         return leontief_tasks_np(need, xi[:, None] * reports, true_caps, mode)
 
     def _refine(self, inst: Instance, x: np.ndarray, scale: np.ndarray, users: list[int],
-                starts: np.ndarray, rng: np.random.Generator) -> Steps[list[tuple[float, int, np.ndarray]]]:
-        """Compass search with shrinking steps on log-directions, from each
-        user's best direction, all users' trial points filled in one batch
-        per round; about :attr:`refine` evaluations per user."""
+                starts: np.ndarray, rng: np.random.Generator, scaled: bool) -> Steps[list[Found]]:
+        """Compass search with shrinking steps on log-directions (and the
+        log-scale when ``scaled``), from each user's best report, all users'
+        trial points filled in one batch per round; about :attr:`refine`
+        evaluations per user."""
         m = inst.m
+        dim = m + 1 if scaled else m
         who = np.array(users)
-        u = np.log(np.maximum(starts, 1.0 / (4 * max(self.grid2, self.grid3))))
-        cur = ((yield from self._true_tasks(inst, who, _simplex(u))) - x[who]) / scale[who]
-        moves = np.vstack([np.eye(m), -np.eye(m)])
-        per_round = 2 * m + m
+        u = np.hstack([np.log(np.maximum(starts[:, :m], 1.0 / (4 * max(self.grid2, self.grid3)))), starts[:, m:]])
+        cur = ((yield from self._true_tasks(inst, who, _report_rows(u))) - x[who]) / scale[who]
+        moves = np.zeros((2 * dim, m + 1))
+        moves[:, :dim] = np.vstack([np.eye(dim), -np.eye(dim)])
+        per_round = 2 * dim + m
         step = np.full(len(users), 0.5)
+        logs = np.log(np.asarray(self.scales or (1.0,)))
+        lo_hi = (min(0.0, float(logs.min())), max(0.0, float(logs.max())))
         for _ in range(max(1, self.refine // per_round)):
-            trial_moves = np.vstack([moves, rng.standard_normal((m, m))])  # (per_round, m)
-            U = (u[:, None, :] + step[:, None, None] * trial_moves[None, :, :]).reshape(-1, m)
+            rand = np.zeros((m, m + 1))
+            rand[:, :dim] = rng.standard_normal((m, dim))
+            trial_moves = np.vstack([moves, rand])  # (per_round, m + 1)
+            U = (u[:, None, :] + step[:, None, None] * trial_moves[None, :, :]).reshape(-1, m + 1)
+            U[:, m] = np.clip(U[:, m], *lo_hi)  # scales stay in the grid's range (readable reports)
             W = np.repeat(who, per_round)
-            g = (((yield from self._true_tasks(inst, W, _simplex(U))) - x[W]) / scale[W]).reshape(len(users), per_round)
+            g = (((yield from self._true_tasks(inst, W, _report_rows(U))) - x[W]) / scale[W]).reshape(len(users), per_round)
             best = g.argmax(axis=1)
             better = g[np.arange(len(users)), best] > cur
-            u = np.where(better[:, None], U.reshape(len(users), per_round, m)[np.arange(len(users)), best], u)
+            u = np.where(better[:, None], U.reshape(len(users), per_round, m + 1)[np.arange(len(users)), best], u)
             cur = np.where(better, g[np.arange(len(users)), best], cur)
             step = np.where(better, step, step / 3)
-        return [(float(cur[k]), int(who[k]), _simplex(u[k:k + 1])[0]) for k in range(len(users))]
+        return [(float(cur[k]), int(who[k]), _report_rows(u[k:k + 1])[0]) for k in range(len(users))]
 
     # --------------------------------------------------------------- verify
     def _verify(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, s: np.ndarray,
-                den: int) -> Violation | None:
-        report = _exact_report(inst, i, s, den, integer=ev.mode == CONTINUOUS)
+                den: int, integer: bool) -> Violation | None:
+        report = _exact_report(inst, i, s, den, integer)
         need = inst.demands_exact[i]
         k = inst.max_tasks_exact[i]
         cap = None if k is None else k * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
@@ -369,6 +426,24 @@ def _simplex(u: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def _report_rows(u: np.ndarray) -> np.ndarray:
+    """Rows ``(log-direction, log c)`` mapped to report rows ``(s, log c)``."""
+    return np.hstack([_simplex(u[:, :-1]), u[:, -1:]])
+
+
+def _scaled(ev: Evaluator) -> bool:
+    """True when the report scale is part of the search: the policy does
+    not declare scale invariance, or whole tasks are counted."""
+    return ev.mode != CONTINUOUS or not ev.policy.scale_invariant
+
+
+def _searchable(ev: Evaluator, instance: Instance) -> bool:
+    """False when no report can differ from the truth in effect: one
+    resource and a scale-invariant policy in the continuous setting (every
+    report is the truth rescaled)."""
+    return instance.m > 1 or _scaled(ev)
+
+
 def _denominators() -> list[int]:
     """Rationalisation denominators, coarse (readable) first."""
     out, d = [], 10
@@ -386,23 +461,30 @@ def _report_caps(need: np.ndarray, reports: np.ndarray, caps: np.ndarray) -> np.
 
 
 def _scaled_reports(inst: Instance, who: np.ndarray, S: np.ndarray) -> np.ndarray:
-    """Reports ``d'_j = s_j R_j``, scaled so that one reported task has the
-    dominant share of one true task (the task size matters in the discrete
-    setting; the paper's continuous policies ignore the scale)."""
+    """Reports ``d'_j = c s_j R_j`` from rows ``(s, log c)``, scaled so that
+    at ``c = 1`` one reported task has the dominant share of one true task."""
+    m = inst.m
     dom = (inst.demands[who] / inst.capacity[None, :]).max(axis=1)
-    return S * inst.capacity[None, :] * (dom / S.max(axis=1))[:, None]
+    D = S[:, :m]
+    return D * inst.capacity[None, :] * (dom * np.exp(S[:, m]) / D.max(axis=1))[:, None]
 
 
 def _exact_report(inst: Instance, i: int, s: np.ndarray, den: int, integer: bool) -> list[Fraction]:
-    """Direction ``s`` as an exact report: ``s`` rationalised with
-    denominators up to ``den``, ``d'_j = s_j R_j`` scaled to the true task's
-    dominant share (see :func:`_scaled_reports`), and, when ``integer``
-    (continuous setting: only the direction matters), rescaled to coprime
-    integers for readability. Needed resources stay positive; unneeded ones
-    may be zero."""
+    """Report row ``(s, log c)`` as an exact report. When ``integer`` (the
+    scale does not matter: a scale-invariant policy in the continuous
+    setting) ``s`` is rationalised with denominators up to ``den``,
+    ``d'_j = s_j R_j`` scaled to the true task's dominant share (see
+    :func:`_scaled_reports`) and rescaled to coprime integers for
+    readability; otherwise every coordinate of the float report is
+    rationalised with denominators up to ``den``. Needed resources stay
+    positive; unneeded ones may be zero."""
     need = inst.demands_exact[i]
+    if not integer:
+        report = _scaled_reports(inst, np.array([i]), np.asarray(s, dtype=float)[None, :])[0]
+        q = [Fraction(float(v)).limit_denominator(den) for v in report]
+        return [v if v > 0 or d == 0 else Fraction(1, den) for v, d in zip(q, need, strict=True)]
     fs = []
-    for j, sj in enumerate(s):
+    for j, sj in enumerate(s[:inst.m]):
         f = Fraction(float(sj)).limit_denominator(den)
         if f <= 0:
             f = Fraction(1, den) if need[j] > 0 else Fraction(0)

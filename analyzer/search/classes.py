@@ -7,6 +7,15 @@ that does not need some resource), weights (Section 4.3), task caps.
 
 A class has a short readable name used in tables: a ✓ cell reads "no
 counterexample in N instances of class C".
+
+What no class draws (so a ✓ says nothing about it): one user (``n >= 2``
+everywhere: with one user every property but sharing incentive and Pareto
+efficiency is vacuous, and those two are covered for every policy by the
+self-check corpus, ``tests/known_cases.py``); more than ``n_max`` users or
+``m_max`` resources; machines (the continuous policies except DRFH pool
+the cluster; DRFH cells are ``n/a``) and group trees (H-DRF cells are
+``n/a``); non-integer data (integers up to 30 are scale-free for the
+continuous policies' fairness properties, and exact).
 """
 
 from __future__ import annotations

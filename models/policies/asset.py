@@ -30,6 +30,7 @@ class AssetFairness(FillingPolicy):
     name = "asset"
     description = "Asset fairness: max-min on weighted aggregate (summed) shares"
     source = "Ghodsi et al., NSDI 2011, Section 5.1"
+    scale_invariant = True  # the aggregate share x_i sum_j d_ij / R_j depends on the bundle only
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         return (demands / capacity).sum(axis=1)

@@ -45,6 +45,7 @@ class CEEI(Policy):
     name = "ceei"
     description = "CEEI: maximise the (weighted) Nash product of task counts"
     source = "Ghodsi et al., NSDI 2011, Section 5.2"
+    scale_invariant = True  # sum_i w_i log x_i changes by the constant -w_i log c
 
     def program(self, instance: Instance) -> list[Any]:
         """The Eisenberg-Gale program, in scaled variables ``y_i = x_i / r_i``

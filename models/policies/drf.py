@@ -31,6 +31,7 @@ class DRF(FillingPolicy):
     name = "drf"
     description = "Dominant Resource Fairness: max-min on weighted dominant shares"
     source = "Ghodsi et al., NSDI 2011, Sections 4.1-4.3"
+    scale_invariant = True  # the dominant share x_i max_j d_ij / R_j depends on the bundle only
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         return (demands / capacity).max(axis=1)

@@ -46,6 +46,7 @@ class DRFH(Policy):
     name = "drfh"
     description = "DRFH: max-min on global dominant shares with per-machine capacities (needs machines)"
     source = "Wang, Liang, Li, INFOCOM 2014, Section III"
+    places_tasks = True
 
     def supports(self, instance: Instance) -> str | None:
         base = super().supports(instance)  # capacity 0 (zero_capacity) is rejected there

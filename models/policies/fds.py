@@ -42,6 +42,7 @@ class FDS(ConvexPolicy):
     name = "fds"
     description = "Alpha-fair on dominant shares (beta=1: CEEI, beta->inf: DRF)"
     source = "Joe-Wong, Sen, Lan, Chiang, INFOCOM 2012, Section III"
+    scale_invariant = True  # the dominant shares mu_i = x_i s_i depend on the bundle only
     parameters = {"beta": 2.0}
     limit = "drf"
 

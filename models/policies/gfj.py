@@ -36,6 +36,7 @@ class GFJ(FDS):
     description = "Alpha-fair on task counts (beta=1: CEEI, beta->inf: leximin on tasks)"
     source = "Joe-Wong, Sen, Lan, Chiang, INFOCOM 2012, Section III"
     limit = "leximin-tasks"
+    scale_invariant = False  # utilities are task counts: a larger reported task is worth more
 
     def unit(self, instance: Instance) -> np.ndarray:
         """Utility of one task: 1."""

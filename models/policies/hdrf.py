@@ -244,6 +244,7 @@ class HDRF(TreePolicy):
     name = "hdrf"
     description = "hierarchical DRF (H-DRF): progressive filling on a weighted group tree with rescaled group shares"
     source = "Bhattacharya, Culler, Friedman, Ghodsi, Shenker, Stoica, SoCC 2013, Section 4"
+    scale_invariant = True  # leaf and group shares are dominant shares of bundles
     solver = "event-filling"
 
     def fill(self, data: TreeData) -> tuple[list[Any], list[Event]]:

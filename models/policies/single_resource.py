@@ -41,6 +41,7 @@ class SingleResource(FillingPolicy):
     name = "single-resource"
     description = "Max-min on the share of one resource (name or index; resource=cpu: CPU-only sharing)"
     source = "Ghodsi et al., NSDI 2011, Sections 2 and 4.4 (single-resource max-min baseline)"
+    scale_invariant = True  # the share x_i d_ij / R_j (and the DRF phase) depends on the bundle only
     parameters = {"resource": 0}
 
     def __init__(self, **params: Any) -> None:

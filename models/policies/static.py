@@ -34,6 +34,7 @@ class StaticPartition(Policy):
     name = "static"
     description = "Static partition: each user gets w_i/sum(w) of every resource (1/n unweighted)"
     source = "Ghodsi et al., NSDI 2011, Section 3.1 (the 1/n partition of sharing incentive)"
+    scale_invariant = True  # the slice w_i / sum(w) of every resource does not depend on d_i
 
     def solve(self, instance: Instance) -> Allocation:
         t0 = time.perf_counter()

@@ -29,7 +29,14 @@ from ..policy import Policy
 
 
 class VariantShare(DiscretePolicy):
-    """A variant's discrete policy; ``self.params`` are the policy's."""
+    """A variant's discrete policy; ``self.params`` are the policy's.
+
+    Every variant's key ends with its scheduler's own last tie-break (file
+    order, name or client path), so the engine's tie-break rank is never
+    reached: the default is the cheap ``index``.
+    """
+
+    default_tie_break = "index"
 
     def __init__(self, policy: VariantPolicy) -> None:
         self.policy = policy
@@ -139,11 +146,6 @@ def subtree_usage(tree: Tree, state: FillState) -> list[list[int]]:
     return use
 
 
-def resource_ranks(shares: list[Fraction]) -> list[Fraction]:
-    """Shares sorted from the largest down (lexicographic comparison)."""
-    return sorted(shares, reverse=True)
-
-
 def demand_floor(data: IntegerData, users: list[int]) -> np.ndarray:
     """Per resource, the smallest demand among ``users`` (a machine with
     less free space than this in some resource fits none of them)."""
@@ -152,5 +154,5 @@ def demand_floor(data: IntegerData, users: list[int]) -> np.ndarray:
     return data.demands[users].min(axis=0)
 
 
-__all__ = ["VariantPolicy", "VariantShare", "demand_floor", "name_rank", "resource_ranks", "scaled", "subtree_usage",
+__all__ = ["VariantPolicy", "VariantShare", "demand_floor", "name_rank", "scaled", "subtree_usage",
            "totals", "usage"]

@@ -1,48 +1,68 @@
-"""Volcano's ``drf`` plugin with hierarchy enabled (hierarchical DRF, Volcano
-v1.x, after Bhattacharya et al., "Hierarchical scheduling for diverse
-datacenter workloads", SoCC 2013).
+"""Volcano's ``drf`` plugin with hierarchy enabled (hierarchical DRF, after
+Bhattacharya et al., "Hierarchical scheduling for diverse datacenter
+workloads", SoCC 2013).
 
-What is modelled, in our words (users are the leaves of the queue tree
-given by ``group = "a/b"``; group weights from ``[groups."a/b"]``):
+Source: volcano-sh/volcano ``pkg/scheduler/plugins/drf/drf.go`` (read at
+commit ``0069b395``, Volcano v1.12 line): ``calculateShare``,
+``resourceSaturated``, ``updateHierarchicalShare``, ``compareQueues`` and
+``jobOrderFn``; ``helpers.Share`` (``pkg/scheduler/api/helpers``). Its test
+``hdrf_test.go`` is translated in ``tests/test_variants_volcano_upstream.py``.
 
-* **Share.** A node's share is the largest, over resources, of its
-  allocation divided by the cluster total; a resource with total 0 counts
-  as a share of 1 when the node uses any of it and 0 otherwise.
-* **Saturation.** A leaf is saturated when it cannot grow: it is at its
-  task cap, or some resource its task needs has less free space left in
-  the whole cluster than one task asks for. A group is saturated when all
-  its children are.
-* **Rescaling.** Bottom-up, a group's allocation is not the plain sum of
-  its children's: every unsaturated child that holds something is scaled
-  down (or up) so that its dominant share equals the smallest dominant
-  share among those children (1 if there are none); saturated children
-  count as they are. The group's share is computed from that rescaled
-  allocation. This keeps one child's large allocation from making its
-  whole group look rich (H-DRF's fix for nested DRF; compare
-  :mod:`models.variants.mesos`).
-* **Order.** From the root down, among the children leading to users
-  still in the race, unsaturated ones go before saturated ones, then the
-  smaller share divided by weight, then the name.
+What is modelled, in our words (a user is a *job*; ``group = "a/b"`` is the
+job's queue ``root/a/b``; group weights from ``[groups."a/b"]``; a user
+without a group: see below):
 
-Without groups this is DRF with a name tie-break and the zero-total rule.
-Tasks are handed out one at a time; every decision recomputes the tree.
+* **Share** (``calculateShare``). The largest, over the resources of
+  positive cluster total, of allocation / total. A resource whose total is
+  0 never enters the share (Volcano iterates over the total's resource
+  names, which leave out empty ones).
+* **Saturation** (``resourceSaturated``). A job is saturated only through a
+  resource it already holds: for some resource it holds, it holds all it
+  asked for (its cap times its demand; an uncapped job never does), or the
+  cluster has none of that resource left (everything allocated) while the
+  job asks for it. A job that holds nothing is never saturated. A queue is
+  saturated when all its children are.
+* **Rescaling** (``updateHierarchicalShare``). Bottom-up, a queue's
+  allocation is not the plain sum of its children's: every unsaturated
+  child that holds something is scaled so that its dominant share equals
+  the smallest dominant share among those children (1 if there are none);
+  saturated children count as they are. The queue's share is computed
+  from that rescaled allocation.
+* **Queue order** (``compareQueues``). Walking both queues' paths from the
+  root, level by level: an unsaturated node before a saturated one, then
+  the smaller share / weight; equal nodes go one level down; when one path
+  ends first the queues tie. Ties go to the queue name (the session's
+  fallback: creation time, then UID; equal creation times assumed).
+* **Job order** (``jobOrderFn``). Inside the chosen queue, the job with the
+  smaller share (unweighted, saturation ignored), then the name.
+* **Users without a group.** Each is the one job of its own queue under
+  the root, named after the user, with the user's weight (so without any
+  groups this is DRF with saturated users last and a name tie-break).
+
+Arithmetic is exact (Fractions); Volcano computes in ``float64``, so shares
+that differ only by rounding are ties here. Tasks are handed out one at a
+time; every decision recomputes the tree.
 """
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from ..discrete import FillState, _Run, integer_steps
+from ..hierarchy import Tree
 from ..instance import Instance
 from ..policy import register
-from ..hierarchy import ROOT, Tree
-from ._common import VariantPolicy, VariantShare, totals
+from ._common import VariantPolicy, VariantShare, name_rank, totals
 
 
 def share_of(use: int | Fraction, total: int) -> Fraction:
-    """One resource's share as Volcano computes it: ``use / total``, and
-    for a total of 0 a share of 1 when anything is used (else 0).
+    """``helpers.Share``: ``use / total``, and for a total of 0 a share of
+    1 when anything is used (else 0). (The ``drf`` plugin never calls it
+    with a total of 0: see :func:`dominant`.)
 
     >>> share_of(3, 12), share_of(0, 0), share_of(2, 0)
     (Fraction(1, 4), Fraction(0, 1), Fraction(1, 1))
@@ -53,8 +73,47 @@ def share_of(use: int | Fraction, total: int) -> Fraction:
 
 
 def dominant(use: list[Any], T: list[int]) -> Fraction:
-    """The largest of :func:`share_of` over resources."""
-    return max((share_of(u, t) for u, t in zip(use, T, strict=True)), default=Fraction(0))
+    """``calculateShare``: the largest :func:`share_of` over resources of
+    positive total."""
+    return max((share_of(u, t) for u, t in zip(use, T, strict=True) if t > 0), default=Fraction(0))
+
+
+def saturated_job(held: list[Any], asked: list[Any] | None, free_total: list[Any]) -> bool:
+    """``resourceSaturated``: for some resource the job holds, it holds all
+    it asked for (``asked`` is ``None`` for an unbounded job), or none is
+    left in the cluster while it asks for it."""
+    for j, h in enumerate(held):
+        if h == 0:
+            continue
+        if asked is not None and asked[j] != 0 and h >= asked[j]:
+            return True
+        if free_total[j] <= 0 and (asked is None or asked[j] != 0):
+            return True
+    return False
+
+
+@functools.total_ordering
+class QueueKey:
+    """A queue's place in ``compareQueues`` order, then its name."""
+
+    __slots__ = ("levels", "name")
+
+    def __init__(self, levels: tuple[tuple[bool, Fraction], ...], name: str) -> None:
+        self.levels, self.name = levels, name
+
+    def _cmp(self, other: QueueKey) -> int:
+        for a, b in zip(self.levels, other.levels, strict=False):
+            if a != b:
+                return -1 if a < b else 1
+        return (self.name > other.name) - (self.name < other.name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, QueueKey) and self._cmp(other) == 0
+
+    def __lt__(self, other: QueueKey) -> bool:
+        return self._cmp(other) < 0
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class VolcanoShare(VariantShare):
@@ -62,108 +121,84 @@ class VolcanoShare(VariantShare):
 
     global_keys = True
 
+    def rates(self, instance: Instance) -> None:
+        """Not linear (name tie-break); prepares ``instance``."""
+        self.prepared(instance)
+
     def prepare(self, instance: Instance) -> dict[str, Any]:
-        return {"tree": Tree.of(instance), "cache": None, "data": None}
+        return {"tree": Tree.of(instance), "name": name_rank(instance), "cache": None, "data": None}
 
     def constants(self, state: FillState) -> dict[str, Any]:
-        """Per run: totals, and each user's share of one task (``None``
-        when it needs a resource of total 0: its share is 1 once it holds
-        anything, which it never can)."""
+        """Per run: totals and each job's share of one task (resources of
+        positive total)."""
         prep = self.prepared(state.instance)
         if prep["data"] is not state.data:
             T = totals(state.data)
-            rate: list[Fraction | None] = []
-            for i in range(state.instance.n):
-                dem = state.demand(i)
-                rate.append(None if any(T[j] == 0 for j, _ in dem) else max(Fraction(d, T[j]) for j, d in dem))
-            # flat trees compare share / weight as integers in the same ratios (a user needing a
-            # resource of total 0 never holds a task, so its share stays 0: step 0)
-            w = state.instance.weights_exact
-            steps = integer_steps([Fraction(0) if r is None else r / w[i] for i, r in enumerate(rate)])
-            prep.update(T=T, rate=rate, steps=steps, data=state.data)
+            rate = [max((Fraction(d, T[j]) for j, d in state.demand(i) if T[j] > 0), default=Fraction(0))
+                    for i in range(state.instance.n)]
+            prep.update(T=T, rate=rate, data=state.data)
         return prep
 
-    def saturated_leaf(self, state: FillState, i: int, free_total: list[int]) -> bool:
-        """At its cap, or a needed resource has less than one task left."""
-        cap = state.data.caps[i]
-        if cap is not None and int(state.tasks[i]) >= cap:
-            return True
-        return any(free_total[j] < d for j, d in state.demand(i))
-
-    def node_keys(self, state: FillState) -> list[tuple[bool, Any, str]]:
-        """``(saturated, share / weight, label)`` of every node (ids of
-        :class:`~models.hierarchy.Tree`) after the bottom-up rescaling
-        (without groups, the shares are integers in the same ratios)."""
+    def node_keys(self, state: FillState) -> tuple[list[bool], list[Fraction]]:
+        """Saturation and share / weight of every node of the
+        :class:`~models.hierarchy.Tree` after the bottom-up rescaling."""
         prep = self.constants(state)
         tree: Tree = prep["tree"]
         T, rate = prep["T"], prep["rate"]
-        m = state.instance.m
+        m, data = state.instance.m, state.data
         tasks = [int(t) for t in state.tasks]
-        used = [0] * m
-        for i, t in enumerate(tasks):
-            if t:
-                for j, d in state.demand(i):
-                    used[j] += t * d
+        held = [[t * int(d) for d in data.demands[i]] for i, t in enumerate(tasks)]
+        used = [sum(row[j] for row in held) for j in range(m)]
         free_total = [a - b for a, b in zip(T, used, strict=True)]
-        if tree.flat:
-            steps = prep["steps"]
-            # node 0 is the root, then user i is node i + 1 (the root's key is never compared)
-            return [(False, 0, tree.label[ROOT]),
-                    *((self.saturated_leaf(state, i, free_total), tasks[i] * steps[i], tree.label[k])
-                      for i, k in enumerate(tree.leaf))]
         N = len(tree.parent)
         share = [Fraction(0)] * N
         sat = [False] * N
+        alloc: dict[int, list[Any]] = {}
         for i, k in enumerate(tree.leaf):
-            t = tasks[i]
-            r = rate[i]
-            share[k] = Fraction(1 if t else 0) if r is None else t * r
-            sat[k] = self.saturated_leaf(state, i, free_total)
-        self._rescale(state, tree, tasks, share, sat)
-        return [(sat[k], share[k] / tree.weight[k], tree.label[k]) for k in range(N)]
-
-    @staticmethod
-    def _rescale(state: FillState, tree: Tree, tasks: list[int],
-                 share: list[Fraction], sat: list[bool]) -> None:
-        """Groups, deepest first: each unsaturated child scaled to the
-        smallest dominant share among them, saturated children as they are."""
-        m = state.instance.m
-        T = totals(state.data)
-        alloc: dict[int, list[Any]] = {k: [tasks[i] * int(d) for d in state.data.demands[i]]
-                                       for i, k in enumerate(tree.leaf)}
+            cap = data.caps[i]
+            asked = None if cap is None else [cap * int(d) for d in data.demands[i]]
+            share[k] = tasks[i] * rate[i]
+            sat[k] = saturated_job(held[i], asked, free_total)
+            alloc[k] = held[i]
         for k in reversed(tree.groups):
             kids = tree.children[k]
             live = [c for c in kids if share[c] != 0 and not sat[c]]
             floor = min((share[c] for c in live), default=Fraction(1))
             total: list[Any] = [Fraction(0)] * m
             for c in kids:
-                if share[c] == 0:
-                    continue
-                factor = Fraction(1) if sat[c] else floor / share[c]
-                total = [a + factor * b for a, b in zip(total, alloc[c], strict=True)]
+                if share[c] != 0:
+                    f = Fraction(1) if sat[c] else floor / share[c]
+                    total = [a + f * b for a, b in zip(total, alloc[c], strict=True)]
             alloc[k] = total
             share[k] = dominant(total, T)
             sat[k] = all(sat[c] for c in kids)
+        return sat, [s / w for s, w in zip(share, tree.weight, strict=True)]
 
-    def key(self, state: FillState, i: int) -> tuple[tuple[bool, Fraction, str], ...]:
-        """Keys of the user's ancestors from the top down, then its own."""
-        prep = self.prepared(state.instance)
+    def key(self, state: FillState, i: int) -> tuple[QueueKey, Fraction, int]:
+        """``(queue key, job share, name rank)``. A user without a group is
+        the one job of its own queue under the root (named after it)."""
+        prep = self.constants(state)
+        tree: Tree = prep["tree"]
         stamp = (id(state), sum(state.tasks))
         if prep["cache"] is None or prep["cache"][0] != stamp:
             prep["cache"] = (stamp, self.node_keys(state))
-        nodes = prep["cache"][1]
-        return tuple(nodes[k] for k in prep["tree"].path[i])
+        sat, share = prep["cache"][1]
+        path = tree.path[i]
+        queue = path[:-1] or path
+        levels = tuple((sat[k], share[k]) for k in queue)
+        return (QueueKey(levels, tree.label[queue[-1]]), int(state.tasks[i]) * prep["rate"][i], prep["name"][i])
 
     def drive(self, run: _Run) -> bool:
-        """One decision at a time; the tree is computed once per decision
-        (the engine's generic scan would ask for every user's key)."""
+        """One decision at a time, the tree computed once per decision
+        (without groups: :meth:`_drive_flat`)."""
         st = run.state
-        path = self.prepared(st.instance)["tree"].path
+        if self.constants(st)["tree"].flat and st.data.demands.dtype == np.int64:
+            self._drive_flat(run)
+            return True
         caps = st.data.caps
-        active = [i for i in range(st.instance.n) if caps[i] is None or caps[i] > 0]
+        active = [i for i, c in enumerate(caps) if c is None or c > 0]
         while active:
-            nodes = self.node_keys(st)
-            i = min(active, key=lambda u: tuple(nodes[k] for k in path[u]))
+            i = min(active, key=lambda u: self.key(st, u))
             run.decisions += 1
             if not run.place_tasks(i, 1):
                 run.failures.append(i)
@@ -171,17 +206,59 @@ class VolcanoShare(VariantShare):
                 if run.stop:
                     return True
                 continue
-            if caps[i] is not None and int(st.tasks[i]) >= caps[i]:
+            cap = caps[i]
+            if cap is not None and int(st.tasks[i]) >= cap:
                 active.remove(i)
         return True
 
 
+    def _drive_flat(self, run: _Run) -> None:
+        """Without groups every user is the one job of its own queue: the
+        key is ``(saturated, share / weight, name)``, computed for all
+        users at once with numpy at each decision (integer shares in the
+        same ratios, :func:`~models.discrete.integer_steps`)."""
+        st = run.state
+        prep = self.constants(st)
+        inst, data = st.instance, st.data
+        if prep.get("flat_steps") is None:
+            prep["flat_steps"] = np.array(integer_steps([r / w for r, w in zip(prep["rate"], inst.weights_exact,
+                                                                                strict=True)]), dtype=object)
+        steps = prep["flat_steps"]
+        D = np.asarray(data.demands, dtype=np.int64)
+        T = np.asarray(prep["T"], dtype=object)
+        big = 1 << 62
+        caps = np.array([big if c is None else c for c in data.caps], dtype=np.int64)
+        names = np.asarray(prep["name"], dtype=np.int64)
+        needs = D > 0
+        active = np.flatnonzero(caps > 0)
+        while active.size:
+            t = np.asarray(st.tasks, dtype=np.int64)
+            free_total = T - (t.astype(object)[:, None] * D).sum(axis=0)
+            gone = needs & (free_total <= 0).astype(bool)[None, :]
+            sat = (t > 0) & ((t >= caps) | gone.any(axis=1))
+            key = t[active].astype(object) * steps[active]
+            i = int(active[np.lexsort((names[active], key, sat[active]))[0]])
+            run.decisions += 1
+            if not run.place_tasks(i, 1):
+                run.failures.append(i)
+                active = active[active != i]
+                if run.stop:
+                    return
+                continue
+            if st.tasks[i] >= caps[i]:
+                active = active[active != i]
+
+
 @register
 class Volcano(VariantPolicy):
-    """Volcano v1.x hierarchical DRF (see the module docstring)."""
+    """Volcano v1.12 hierarchical DRF (see the module docstring)."""
 
     name = "volcano"
-    description = ("Volcano drf plugin with hierarchy (v1.x): H-DRF rescaling of a group's allocation to the "
-                   "smallest dominant share of its unsaturated children; share 1 on a zero-total resource in use")
-    source = "Volcano v1.x drf plugin (hierarchy); Bhattacharya et al., SoCC 2013; Ghodsi et al., NSDI 2011"
+    description = ("Volcano drf plugin with hierarchy (v1.12): queues by saturation then H-DRF rescaled share / "
+                   "weight level by level, jobs inside a queue by share; zero-total resources left out")
+    source = ("volcano-sh/volcano pkg/scheduler/plugins/drf/drf.go (v1.12); Bhattacharya et al., SoCC 2013; "
+              "Ghodsi et al., NSDI 2011")
     form = VolcanoShare
+
+
+__all__ = ["QueueKey", "Volcano", "VolcanoShare", "dominant", "saturated_job", "share_of"]

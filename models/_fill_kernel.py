@@ -1,0 +1,113 @@
+"""Batched progressive filling with first-fit placement, as one kernel.
+
+The loop of :meth:`models.discrete._Run.batched` (Ghodsi et al., NSDI 2011,
+Algorithm 1, with every run of picks one user wins before the next user's
+key placed at once) and :class:`models.discrete.FirstFit` placement, on
+int64 arrays: integer keys ``tasks_i * S_i``, ties by rank, a per-user
+machine cursor. Compiled with numba when it is installed
+(:func:`models.compiled.compiled`); the engine uses it only then, and
+otherwise runs the same algorithm in :meth:`~models.discrete._Run.batched`
+(the results are identical: both are exact integer computations of the
+same sequence of decisions).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+
+def _grow(a: np.ndarray, n: int) -> np.ndarray:
+    """``a`` with room for at least ``n + 1`` rows."""
+    if n < a.shape[0]:
+        return a
+    b = np.empty((2 * a.shape[0],) + a.shape[1:], dtype=a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.ndarray, free: np.ndarray,
+                     tasks: np.ndarray, starters: np.ndarray, stop: bool
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Run the batched loop; ``tasks`` and ``free`` are updated in place.
+
+    Returns the picks run-length encoded (rows ``user, count``), the
+    placements (rows ``machine, user, count``), the users whose chosen task
+    did not fit (in order) and the number of heap decisions. ``caps`` holds
+    a large number for unbounded users.
+    """
+    K, m = free.shape
+    heap = [(np.int64(0), np.int64(0), np.int64(0))]
+    heap.pop()
+    for i in starters:
+        heap.append((tasks[i] * S[i], rank[i], i))
+    heapq.heapify(heap)
+    cursor = np.zeros(S.size, dtype=np.int64)
+    picks = np.empty((64, 2), dtype=np.int64)
+    n_picks = 0
+    placed = np.empty((64, 3), dtype=np.int64)
+    n_placed = 0
+    fails = np.empty(16, dtype=np.int64)
+    n_fails = 0
+    decisions = 0
+    while len(heap) > 0:
+        _key, r, i = heapq.heappop(heap)
+        decisions += 1
+        s = S[i]
+        x = tasks[i]
+        if len(heap) > 0:
+            k2, r2, _ = heap[0]
+            want = (k2 // s + 1 if r < r2 else -(-k2 // s)) - x
+        else:
+            want = np.int64(1) << 62
+            for j in range(m):
+                d = D[i, j]
+                if d > 0:
+                    tot = np.int64(0)
+                    for k in range(K):
+                        tot += free[k, j]
+                    want = min(want, tot // d + 1)
+        want = min(want, caps[i] - x)
+        done = np.int64(0)
+        k = cursor[i]
+        while done < want and k < K:
+            take = want - done
+            for j in range(m):
+                d = D[i, j]
+                if d > 0:
+                    take = min(take, free[k, j] // d)
+            if take > 0:
+                for j in range(m):
+                    free[k, j] -= D[i, j] * take
+                placed = _grow(placed, n_placed)
+                placed[n_placed, 0] = k
+                placed[n_placed, 1] = i
+                placed[n_placed, 2] = take
+                n_placed += 1
+                done += take
+            if done < want:
+                k += 1
+        cursor[i] = k
+        if done > 0:
+            tasks[i] = x + done
+            if n_picks > 0 and picks[n_picks - 1, 0] == i:
+                picks[n_picks - 1, 1] += done
+            else:
+                picks = _grow(picks, n_picks)
+                picks[n_picks, 0] = i
+                picks[n_picks, 1] = done
+                n_picks += 1
+        if done < want:
+            fails = _grow(fails, n_fails)
+            fails[n_fails] = i
+            n_fails += 1
+            if stop:
+                break
+            continue
+        if x + done < caps[i]:
+            heapq.heappush(heap, ((x + done) * s, r, i))
+    return picks[:n_picks], placed[:n_placed], fails[:n_fails], decisions
+
+
+__all__ = ["first_fit_kernel"]
