@@ -196,3 +196,19 @@ def test_long_exact_numbers_are_abbreviated_except_in_json_and_csv() -> None:
         assert str(huge.numerator) not in render_tables([Table("t", ["x"], [[huge]])], fmt)
     assert str(huge.numerator) in render_tables([Table("t", ["x"], [[huge]])], "csv")
     assert MAX_EXACT_CHARS >= len("3125/63 - 125*sqrt(373)/63")  # the README's algebraic CEEI stays whole
+
+
+def test_no_fork_while_other_threads_run() -> None:
+    import threading
+
+    from analyzer.search.pool import process_pool
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, daemon=True)
+    t.start()
+    try:
+        with process_pool(2) as pool:
+            assert pool is None  # one process, same result, no deadlock risk
+    finally:
+        stop.set()
+        t.join()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -67,11 +68,16 @@ def _ignore_sigint() -> None:
 
 @contextmanager
 def process_pool(workers: int) -> Iterator[Any]:
-    """A ``multiprocessing.Pool`` of ``workers`` processes, or ``None`` for 1.
+    """A ``multiprocessing.Pool`` of ``workers`` processes, or ``None`` for 1
+    (and when other threads run in this process: see below).
 
     The pool is terminated (not joined) on exit, also on KeyboardInterrupt.
     """
-    if workers <= 1:
+    if workers <= 1 or threading.active_count() > 1:
+        # forking a process in which other threads run (a Dask client's
+        # event loop, a library's executor) can leave a child waiting forever
+        # on a lock one of them held: then one process does the work, with
+        # the same result (a search's outcome does not depend on the workers)
         yield None
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
