@@ -21,7 +21,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "load_policy_file": (".policy_file", "load_policy_file"),
     "PropertyTable": (".table", "PropertyTable"),
     "property_table": (".table", "property_table"),
+    "prove": (".proving", "prove"),
     "search": (".search.engine", "search"),
+    "simulate": (".simulation", "simulate"),
+    "load_trace": (".simulation", "load_trace"),
 }
 
 
@@ -61,13 +64,16 @@ __all__ = [
     "PropertyTable",
     "SolverError",
     "as_instance",
-    "check",
     "available",
+    "check",
     "get_policy",
     "load_policy_file",
+    "load_trace",
     "progressive_filling",
     "property_table",
+    "prove",
     "register",
     "search",
+    "simulate",
     "solve",
 ]

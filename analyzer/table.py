@@ -45,6 +45,8 @@ HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
 CHECKMARKS: dict[str, str] = {"surd": r"$\surd$", "amssymb": r"\checkmark"}
 #: Suffix of a ✗ whose counterexample is confirmed numerically only.
 NUMERIC = "(numeric)"
+#: Suffix of a ✓ proved by the SMT prover at every size asked for.
+PROVED = "(proved)"
 
 
 @dataclass
@@ -61,6 +63,9 @@ class PropertyTable:
     cells: dict[str, SearchResult] = field(default_factory=dict)
     seconds: float = 0.0
     interrupted: bool = False
+    #: SMT proofs of ✓ cells by cell key (``fairalloc table --prove``; see
+    #: :mod:`analyzer.table_proofs`).
+    proofs: dict[str, Any] = field(default_factory=dict)
 
     def __getitem__(self, key: tuple[str, str]) -> SearchResult:
         policy, prop = key
@@ -72,6 +77,16 @@ class PropertyTable:
     def get(self, policy: str, prop: str) -> SearchResult | None:
         """The cell, or ``None`` when it was not searched (interrupted)."""
         return self.cells.get(cell_key(policy, prop))
+
+    def proof(self, policy: str, prop: str) -> Any:
+        """The cell's :class:`~analyzer.table_proofs.CellProof`, or ``None``
+        when no proof was attempted."""
+        return self.proofs.get(cell_key(policy, prop))
+
+    def _evidence(self, policy: str, prop: str, r: SearchResult) -> str:
+        """The cell's summary, led by its proof status when one was attempted."""
+        pr = self.proof(policy, prop)
+        return r.summary() if pr is None else f"✓ {pr.text()}; {r.summary()[2:]}"
 
     @property
     def complete(self) -> bool:
@@ -89,11 +104,12 @@ class PropertyTable:
             return NA
         if not detail:
             if r.holds:
-                return HOLDS
+                pr = self.proof(policy, prop)
+                return f"{HOLDS} {PROVED}" if pr is not None and pr.complete else HOLDS
             # DESIGN: a ✗ is exactly verified; a violation the property could
             # only confirm numerically (no exact solver) is marked as such
             return VIOLATED if r.counterexample.exact else f"{VIOLATED} {NUMERIC}"
-        return r.summary()
+        return self._evidence(policy, prop, r)
 
     def _grid(self, detail: bool) -> Table:
         rows = [[q, *(self.cell_text(p, q, detail) for p in self.policies)] for q in self.properties]
@@ -119,7 +135,7 @@ class PropertyTable:
                 if r is None:
                     out.append(f"{p} / {q}: not searched")
                     continue
-                line = f"{p} / {q}: {r.summary()}"
+                line = f"{p} / {q}: {self._evidence(p, q, r)}"
                 if r.errors:
                     line += f" [{r.errors} instances skipped: solver error: {r.error}]"
                 out.append(line)
@@ -168,27 +184,35 @@ class PropertyTable:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(["policy", "property", "holds", "instances", "class", "seed", "budget", "counterexample", "exact",
-                    "message"])
+                    "message", "proof"])
         for q in self.properties:
             for p in self.policies:
                 r = self.get(p, q)
                 if r is None:
-                    w.writerow([p, q, "", "", "", "", "", "", "", "not searched"])
+                    w.writerow([p, q, "", "", "", "", "", "", "", "not searched", ""])
                     continue
                 v = r.counterexample
                 holds = "n/a" if r.holds is None else str(r.holds).lower()
                 w.writerow([p, q, holds, r.instances, r.instance_class.name, r.seed, r.budget,
                             "" if v is None else v.instance.describe(), "" if v is None else str(v.exact).lower(),
-                            "" if v is None else v.message])
+                            "" if v is None else v.message, self._proof_text(p, q)])
         return buf.getvalue()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: the cells in order, each a search result."""
         return {"policies": self.policies, "properties": self.properties, "interrupted": self.interrupted,
                 "seconds": self.seconds,
-                "cells": [self.cells[cell_key(p, q)].to_dict() if cell_key(p, q) in self.cells
+                "cells": [{**self.cells[cell_key(p, q)].to_dict(), **self._proof_dict(p, q)} if cell_key(p, q) in self.cells
                           else {"policy": p, "property": q, "holds": None, "searched": False}
                           for q in self.properties for p in self.policies]}
+
+    def _proof_text(self, policy: str, prop: str) -> str:
+        pr = self.proof(policy, prop)
+        return "" if pr is None else pr.text()
+
+    def _proof_dict(self, policy: str, prop: str) -> dict[str, Any]:
+        pr = self.proof(policy, prop)
+        return {} if pr is None else {"proof": pr.to_dict()}
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text."""

@@ -72,7 +72,16 @@ class ConvexPolicy(Policy):
         """Feasible allocations (tasks, shape ``(n,)``) the optimum must be
         at least as good as; a solver answer whose objective is worse (by
         more than :data:`~models.tolerances.OBJECTIVE_RTOL`) is rejected and
-        the next solver tried. Default: none."""
+        the next solver tried. Default: none.
+
+        This guard only sees errors that move the objective: where some
+        users' terms are negligible in it (alpha-fair utilities at
+        moderate ``beta``: a user at 6 times the lowest level weighs
+        ``6^-15`` at ``beta = 16``) their task counts can be far off while
+        the objective agrees to 1e-12, and the guard cannot fire. Such
+        policies must certify their answers another way
+        (:class:`models.policies.fds.FDS` checks the KKT conditions,
+        :mod:`models.alpha_fair`)."""
         return []
 
     def program(self, instance: Instance) -> list[Any]:
@@ -175,6 +184,8 @@ def leximin_lp(
     constraints: Sequence[Any],
     label: str,
     solvers: Sequence[str] = LP_SOLVERS,
+    level_rtol: float = LP_LEVEL_RTOL,
+    dual_tol: float = DUAL_TOL,
 ) -> tuple[np.ndarray, list[Any]]:
     """Leximin of affine ``levels`` (a cvxpy expression of shape ``(n,)``)
     under ``constraints``, by a sequence of LPs.
@@ -185,7 +196,9 @@ def leximin_lp(
     constraint has a dual above :data:`~models.tolerances.DUAL_TOL` cannot
     rise and freeze (if none does, the one with the largest dual freezes, so
     every stage freezes at least one entry). Variables hold the last stage's
-    solution when this returns.
+    solution when this returns. ``level_rtol`` and ``dual_tol`` replace the
+    two tolerances (a tighter re-solve,
+    :meth:`~models.policy.Policy.solve_tight`).
 
     Returns
     -------
@@ -207,12 +220,12 @@ def leximin_lp(
         cons = [*constraints, level]
         if frozen.any():
             fz = np.flatnonzero(frozen)
-            cons.append(levels[fz] >= stop[fz] - np.abs(stop[fz]) * LP_LEVEL_RTOL)
+            cons.append(levels[fz] >= stop[fz] - np.abs(stop[fz]) * level_rtol)
         prob = cp.Problem(cp.Maximize(t), cons)
         solve_problem(prob, f"{label} (stage {len(problems) + 1})", solvers)
         problems.append(prob)
         duals = np.asarray(level.dual_value, dtype=float).reshape(-1)
-        blocked = duals > DUAL_TOL
+        blocked = duals > dual_tol
         if not blocked.any():
             blocked[int(np.argmax(duals))] = True
         newly = act[blocked]
@@ -227,9 +240,10 @@ def alpha_fair_objective(u: Any, weights: np.ndarray, beta: float, scale: float 
     ``scale`` (> 0) divides ``u`` first; it does not change the optimum
     (``U_beta(v / c)`` is a positive multiple of ``U_beta(v)`` plus a
     constant) but keeps ``v^(1-beta)`` near 1 for large ``beta``. Even so,
-    conic solvers lose accuracy for ``beta`` beyond a few tens (users far
-    above the smallest level then contribute ~0 to the objective); use
-    ``beta = inf`` for the max-min limit itself.
+    conic solvers lose accuracy from ``beta`` of about 6 (users far above
+    the smallest level then contribute ~0 to the objective, below the
+    solver tolerance): FDS and GFJ solve the KKT system instead
+    (:mod:`models.alpha_fair`) and use this program only as a start.
 
     ``U_beta(v) = log v`` for ``beta = 1`` and ``v^(1-beta) / (1-beta)``
     otherwise (Mo and Walrand's alpha-fairness with alpha = beta; Joe-Wong,

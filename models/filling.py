@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -62,12 +62,17 @@ class Stage:
         the numeric solver.
     capped : sequence of int
         The subset of ``frozen`` that stopped at its task cap.
+    phase : int
+        1 for the filling of the policy's own share; 2 for the second phase,
+        in which the users whose share of one task is 0 share the leftover by
+        DRF (the level is then their weighted dominant share).
     """
 
     level: Any
     saturated: tuple[int, ...]
     frozen: Any
     capped: Any
+    phase: int = 1
 
 
 class FillingPolicy(Policy):
@@ -146,7 +151,7 @@ class FillingPolicy(Policy):
             # a resource that saturated in phase 1 has nothing left, not a roundoff residual
             left[[j for st in stages for j in st.saturated]] = 0.0
             x2, stages2 = fill_numeric(D, left, w / dom, np.where(zero, k, 0.0))
-            x, stages = x + x2, stages + stages2
+            x, stages = x + x2, stages + [replace(st, phase=2) for st in stages2]
         return Allocation(
             instance=instance,
             x=x,
@@ -169,7 +174,8 @@ class FillingPolicy(Policy):
             dom = [max(D[i][j] / R[j] for j in range(instance.m)) for i in range(instance.n)]
             x2, stages2 = fill_exact(D, left, [wi / di for wi, di in zip(W, dom, strict=True)],
                                      [ki if ci == 0 else Fraction(0) for ci, ki in zip(c, K, strict=True)])
-            x, stages = [a + b for a, b in zip(x, x2, strict=True)], stages + stages2
+            x = [a + b for a, b in zip(x, x2, strict=True)]
+            stages = stages + [replace(st, phase=2) for st in stages2]
         return Allocation(
             instance=instance,
             x=np.array([float(v) for v in x]),
@@ -337,14 +343,17 @@ def fill_numeric(
                 fo = fidx[np.argsort(T[fidx], kind="stable")]  # capped users by cap level
                 Ts = T[fo]
                 capped_use = np.cumsum(k[fo, None] * D[fo], axis=0)  # (nf, m)
-                rate_gone = np.cumsum(r[fo, None] * D[fo], axis=0)  # (nf, m)
-                at_bp = base + capped_use + Ts[:, None] * (slope - rate_gone)
+                # usage rate of the users still rising after each breakpoint, summed
+                # directly (never as slope minus the rates gone: with rates 1e15
+                # apart that difference cancels to 0)
+                free_slope = np.einsum("i,ij->j", np.where(active & ~has_cap, r, 0.0), D)
+                rising = np.vstack([np.cumsum((r[fo, None] * D[fo])[::-1], axis=0)[::-1], np.zeros((1, m))])
+                at_bp = base + capped_use + Ts[:, None] * (free_slope + rising[1:])
                 over = at_bp >= R * (1 - rtol)
                 hit = over.any(axis=0)
                 q = np.where(hit, np.argmax(over, axis=0), fo.size)  # first breakpoint at/over R
                 prev_cap = np.vstack([np.zeros((1, m)), capped_use])[q, cols]
-                prev_rate = np.vstack([np.zeros((1, m)), rate_gone])[q, cols]
-                denom = slope - prev_rate
+                denom = free_slope + rising[q, cols]
                 tj = np.where(denom > 0, (R - base - prev_cap) / denom, np.inf)
                 # the breakpoint itself may be where the resource fills
                 tj = np.minimum(tj, np.where(hit, Ts[np.minimum(q, fo.size - 1)], np.inf))

@@ -99,6 +99,16 @@ class Policy(ABC):
         """
         raise NotImplementedError(f"policy {self.name!r} has no exact solver")
 
+    def solve_tight(self, instance: Instance) -> Allocation:
+        """The numeric solution re-computed at tighter tolerance (solver
+        tolerances times :data:`~models.tolerances.RESOLVE_TIGHTEN`), to
+        confirm a violation found with floats before it is reported.
+
+        The default is :meth:`solve`: policies whose numeric solver has no
+        tolerance to tighten (filling, closed forms) override nothing.
+        """
+        return self.solve(instance)
+
     @property
     def has_exact(self) -> bool:
         """True when :meth:`solve_exact` is implemented."""

@@ -93,9 +93,12 @@ CEEI_NEWTON_TOL: float = 1e-13
 #: is accepted as optimal; above it the policy falls back to cvxpy.
 CEEI_CERTIFICATE_RTOL: float = 1e-9
 
-#: Relative slack when rounding a task's slot count up (slot-based sharing):
-#: a need of ``2 * (1 + 1e-12)`` slots from float roundoff counts as 2.
-SLOT_ROUND_RTOL: float = 1e-9
+#: Slot-based sharing: a task's slot count ``ceil(need)`` is an exact integer.
+#: The float path decides it by a float ``ceil`` unless ``need`` is within
+#: this (relative) of a whole number, where roundoff could put it on the
+#: wrong side; those tasks are decided in exact arithmetic
+#: (:mod:`models.policies.slots`). Far above float roundoff (~1e-16).
+SLOT_EXACT_RTOL: float = 1e-9
 
 #: A convex-program answer whose objective is worse than that of a known
 #: feasible point by more than this (relative) is rejected as inaccurate.
@@ -115,3 +118,32 @@ SCREEN_BATCH_ATOL: float = 1e-11
 #: solver of the same policy (relative to max(1, |x|)), e.g. exact CEEI
 #: against the Newton method.
 EXACT_AGREEMENT_RTOL: float = 1e-9
+
+#: Alpha-fair Newton method (models/alpha_fair.py): its answer is accepted
+#: when every priced resource is used to within this (relative, in log
+#: usage) of its capacity and none is over-used by more. Stationarity and
+#: price signs hold by construction, so the answer is then the exact
+#: optimum of the program with capacities changed by at most this much.
+ALPHA_FAIR_KKT_RTOL: float = 1e-12
+
+#: A violation confirmed only numerically (policy without an exact solver)
+#: is reported only after every allocation it used has been re-solved at
+#: tighter tolerance (:meth:`models.policy.Policy.solve_tight`, solver
+#: tolerances multiplied by :data:`RESOLVE_TIGHTEN`) and the re-solved task
+#: counts agree with the first ones to within :data:`RESOLVE_AGREE_RTOL`
+#: (relative; far below :data:`NUMERIC_CONFIRM_RTOL`, so the confirmed
+#: margin survives the re-solve).
+RESOLVE_TIGHTEN: float = 1e-2
+RESOLVE_AGREE_RTOL: float = 1e-6
+
+#: Relative tolerance under which a policy's share function is recognised
+#: as ``max_j a_j u_j`` or ``sum_j a_j u_j`` on probe rows (the simulator's
+#: level jumps use the closed form, and re-check counts with the policy's
+#: own function).
+SHARE_FORM_RTOL: float = 1e-12
+
+#: Box around a policy's numeric allocation inside which the SMT encoding of
+#: the policy (:mod:`proofs.prover.encodings`) must have its only solution
+#: when the instance is fixed (the encoding tests: a solution exists within
+#: it, none outside it); absolute, on instances with capacities near 1.
+ENCODING_CHECK_ATOL: float = 1e-6

@@ -17,11 +17,15 @@ from .ceei_exact import CEEIEnclosure, KKTCertificate, solve_ceei_exact
 from .checks import Check
 from .explain import explain
 from .filling_certificate import FillingCertificate, StageCertificate, certify_filling
+from .utilitarian_exact import UtilitarianCertificate, solve_utilitarian_exact
 
 #: Exact solvers living in proofs, by policy name.
 EXACT_SOLVERS: dict[str, Callable[[Policy, Instance], Allocation]] = {
     "ceei": solve_ceei_exact,
+    # BBF is the CEEI program with budgets = weights (Gutman and Nisan, AAMAS 2012, Section 4)
+    "bbf": solve_ceei_exact,
+    "utilitarian": solve_utilitarian_exact,
 }
 
 __all__ = ["EXACT_SOLVERS", "CEEIEnclosure", "Check", "FillingCertificate", "KKTCertificate", "StageCertificate",
-           "certify_filling", "explain", "solve_ceei_exact"]
+           "UtilitarianCertificate", "certify_filling", "explain", "solve_ceei_exact", "solve_utilitarian_exact"]

@@ -63,6 +63,9 @@ class StageCertificate:
         Users stopped by their task cap.
     blocked : dict
         User stopped by a resource -> its bottleneck resource.
+    phase : int
+        1: filling of the policy's share; 2: users whose share of one task
+        is 0 share the leftover by DRF (level: weighted dominant share).
     """
 
     index: int
@@ -71,6 +74,7 @@ class StageCertificate:
     saturated: tuple[str, ...]
     capped: tuple[str, ...]
     blocked: dict[str, str]
+    phase: int = 1
 
     def sentence(self, quantity: str, everyone: bool) -> str:
         """``"stage 1: every user rises to dominant share 2/3; cpu saturates; A and B stop"``."""
@@ -112,14 +116,25 @@ class FillingCertificate(Verified):
     users: tuple[str, ...]
     stages: tuple[StageCertificate, ...]
     checks: tuple[Check, ...]
+    phase2_quantity: str = "dominant share"
+
+    def phase_quantity(self, phase: int) -> str:
+        """The quantity filled in ``phase`` (1: the policy's share, 2: DRF's)."""
+        return self.quantity if phase == 1 else self.phase2_quantity
 
     def explain(self) -> list[str]:
         """The stages in plain words, the bottleneck argument and the verdict."""
-        lines = [st.sentence(self.quantity, everyone=len(st.rising) == len(self.users)) for st in self.stages]
+        lines: list[str] = []
+        for st in self.stages:
+            if st.phase == 2 and (not lines or self.stages[st.index - 2].phase == 1):
+                lines.append(f"phase 2: users whose {self.quantity} is 0 whatever they get share the rest by "
+                             f"{self.phase2_quantity} (DRF)")
+            lines.append(st.sentence(self.phase_quantity(st.phase), everyone=len(st.rising) == len(self.users)))
         for st in self.stages:
             for u, r in st.blocked.items():
-                lines.append(f"  {u} cannot rise: {r} is exhausted and no user of {r} has a higher "
-                             f"{self.quantity} than {exact_str(st.level)}")
+                who = "no user of" if st.phase == 1 else "no phase-2 user of"
+                lines.append(f"  {u} cannot rise: {r} is exhausted and {who} {r} has a higher "
+                             f"{self.phase_quantity(st.phase)} than {exact_str(st.level)}")
         if self.quantity.startswith("weighted "):
             base = self.quantity.removeprefix("weighted ")
             lines.append(f"  ({self.quantity} = {base} / weight)")
@@ -165,7 +180,11 @@ def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Alloc
     c = policy._coefficients_exact(instance)
     users, resources = instance.users, instance.resources
     n, m = instance.n, instance.m
-    level = [x[i] * c[i] / w[i] for i in range(n)]
+    # phase 1 fills the policy's share; users whose share of one task is 0
+    # hold level 0 there and share the leftover by DRF in phase 2
+    dom = [max(D[i][j] / R[j] for j in range(m)) for i in range(n)]
+    levels = {1: [x[i] * c[i] / w[i] for i in range(n)], 2: [x[i] * dom[i] / w[i] for i in range(n)]}
+    members = {1: [i for i in range(n) if c[i] != 0], 2: [i for i in range(n) if c[i] == 0]}
     usage = [sum((x[i] * D[i][j] for i in range(n)), Fraction(0)) for j in range(m)]
     checks: list[Check] = []
     for j in range(m):
@@ -176,26 +195,29 @@ def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Alloc
         checks.append(Check(f"0 <= tasks of {users[i]} <= cap", ok, f"tasks {exact_str(x[i])}"))
     out: list[StageCertificate] = []
     seen: set[int] = set()
-    previous = Fraction(-1)
+    previous = {1: Fraction(-1), 2: Fraction(-1)}
     # users capped at zero never rise; they are not part of any stage
     remaining = [i for i in range(n) if not (k[i] is not None and k[i] == 0)]
     for s, st in enumerate(stages, start=1):
-        t = Fraction(st.level)
+        t, phase = Fraction(st.level), st.phase
+        level, group = levels[phase], members[phase]
         frozen = [int(i) for i in st.frozen]
         capped = {int(i) for i in st.capped}
-        rising = [i for i in remaining if i not in seen]
-        checks.append(Check(f"stage {s}: level rises", t > previous, f"{exact_str(previous)} -> {exact_str(t)}"))
-        previous = t
+        rising = [i for i in remaining if i not in seen and i in group]
+        checks.append(Check(f"stage {s}: level rises", t > previous[phase],
+                            f"{exact_str(previous[phase])} -> {exact_str(t)}"))
+        previous[phase] = t
         for j in st.saturated:
             checks.append(Check(f"stage {s}: {resources[j]} is exhausted", usage[j] == R[j]))
         blocked: dict[str, str] = {}
         for i in frozen:
+            checks.append(Check(f"stage {s}: {users[i]} takes part in phase {phase}", i in group))
             checks.append(Check(f"stage {s}: {users[i]} stops at level {exact_str(t)}", level[i] == t,
                                 f"its level is {exact_str(level[i])}"))
             if i in capped:
                 checks.append(Check(f"stage {s}: {users[i]} holds its cap", k[i] is not None and x[i] == k[i]))
                 continue
-            bottleneck = _bottleneck(i, D, R, usage, level)
+            bottleneck = _bottleneck(i, D, R, usage, level, group)
             checks.append(Check(f"stage {s}: {users[i]} has a bottleneck resource", bottleneck is not None,
                                 "" if bottleneck is None else resources[bottleneck]))
             if bottleneck is not None:
@@ -203,17 +225,25 @@ def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Alloc
         seen.update(frozen)
         out.append(StageCertificate(index=s, level=t, rising=tuple(users[i] for i in rising),
                                     saturated=tuple(resources[j] for j in st.saturated),
-                                    capped=tuple(users[i] for i in sorted(capped)), blocked=blocked))
+                                    capped=tuple(users[i] for i in sorted(capped)), blocked=blocked, phase=phase))
     checks.append(Check("every user stops at some stage", set(remaining) <= seen))
+    weighted = "weighted " if instance.weighted else ""
     return FillingCertificate(policy=allocation.policy, quantity=share_name(policy, instance.weighted), users=users,
-                              stages=tuple(out), checks=tuple(checks))
+                              stages=tuple(out), checks=tuple(checks), phase2_quantity=f"{weighted}dominant share")
 
 
-def _bottleneck(i: int, D: Any, R: Any, usage: list[Fraction], level: list[Fraction]) -> int | None:
-    """A resource user ``i`` uses that is exhausted and on which no user has
-    a higher level than ``i`` (smallest index), or ``None``."""
+def _bottleneck(i: int, D: Any, R: Any, usage: list[Fraction], level: list[Fraction], group: list[int]
+                ) -> int | None:
+    """A resource user ``i`` uses that is exhausted and on which no user of
+    ``i``'s phase has a higher level than ``i`` (smallest index), or ``None``.
+
+    In phase 1 every user not in the phase has level 0 in the policy's
+    share, so it is never richer; in phase 2 (share 0 for everyone in it)
+    the users of phase 1 hold a positive share and giving up any of it
+    would lower the leximin vector, so only phase-2 users can give.
+    """
     for j in range(len(R)):
-        if D[i][j] > 0 and usage[j] == R[j] and all(level[l] <= level[i] for l in range(len(D)) if D[l][j] > 0):
+        if D[i][j] > 0 and usage[j] == R[j] and all(level[l] <= level[i] for l in group if D[l][j] > 0):
             return j
     return None
 
@@ -222,4 +252,4 @@ def _is_stage_list(cert: Any) -> bool:
     return isinstance(cert, list | tuple) and all(isinstance(s, Stage) for s in cert)
 
 
-__all__ = ["FillingCertificate", "StageCertificate", "certify_filling", "share_name", "SHARE_NAMES"]
+__all__ = ["SHARE_NAMES", "FillingCertificate", "StageCertificate", "certify_filling", "share_name"]

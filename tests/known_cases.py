@@ -201,9 +201,7 @@ CASES: tuple[Case, ...] = (
          "allocations maximise a strictly increasing objective, so no user can be raised alone"),
     Case(("static",), PE, IDLE, True, "both resources have 1/2 left: A can be raised alone"),
     Case(("gfj:beta=16",), PE, spec([1, 8], [[1, 0], [0, 1]]), False,
-         "independent resources: any alpha-fair optimum gives A 1 and B 8 (each objective term is increasing)",
-         xfail="issue 12 part 3 (finite-beta fds/gfj solve, the other helper's branch): today gfj:beta=16 "
-               "gives B 5.68 of 8, a false Pareto violation"),
+         "independent resources: any alpha-fair optimum gives A 1 and B 8 (each objective term is increasing)"),
     Case(("static",), PE, ONE, False, "one resource, no caps: the slices use all of it"),
     Case(("hdrf-naive",), PE, HDRF_FIRST, True, "the naive recursion leaves half the cpu idle (SoCC 2013, Section 3)",
          raw=True),

@@ -20,7 +20,7 @@ PAPER = ROOT / "examples" / "paper_two_users.toml"
 #: ``plot``; tabulate is replaced by analyzer.render's own grids; proofs (exact answers), the search, table
 #: and discrete machinery load on first use (lazy names in analyzer, one
 #: subcommand module registered when the command is named).
-HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel", "matplotlib", "proofs", "analyzer.search.engine", "analyzer.table",
+HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel", "matplotlib", "z3", "proofs", "analyzer.search.engine", "analyzer.table",
          "models.discrete", "analyzer.commands.table")
 
 

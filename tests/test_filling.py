@@ -103,3 +103,25 @@ def test_weights_scale_dominant_shares() -> None:
     a = solve(inst, "drf", exact=True)
     sa, sb = a.dominant_shares_exact
     assert sa == 2 * sb
+
+
+def test_numeric_filling_survives_rates_far_apart() -> None:
+    # rates 1e15 apart: the rate left after the capped user was computed as a
+    # difference that cancelled to 0 ("progressive filling is unbounded")
+    inst = Instance.from_arrays(capacity=[2.0], demands=np.array([[1e-8], [3e7]]), resources=["r0"],
+                                weights=[1.0, 100.0], max_tasks=[np.inf, 1e-8])
+    for name in ("leximin-tasks", "drf", "asset"):
+        pol = get_policy(name)
+        np.testing.assert_allclose(pol.solve(inst).x, [float(v) for v in pol.solve_exact(inst).x_exact], rtol=1e-12)
+
+
+def test_second_phase_gets_nothing_of_a_resource_saturated_in_the_first() -> None:
+    # u0 uses only r1, which the users of r0 saturate: it must get exactly 0, not
+    # roundoff (1.1e-16; a case found by the slow fuzz profile)
+    inst = Instance.from_arrays(capacity=[1.0, 1.0], demands=np.array(
+        [[0.0, 1.0], [5.46416029e-09, 1.0], [4.35375820e5, 2.68905937e7], [8.30699528e1, 1.35187986e4],
+         [6.09887660, 6.78115433e7]]), resources=["r0", "r1"])
+    pol = get_policy("single-resource")
+    x = pol.solve(inst).x
+    assert x[0] == 0.0
+    np.testing.assert_allclose(x, [float(v) for v in pol.solve_exact(inst).x_exact], rtol=1e-12, atol=0)

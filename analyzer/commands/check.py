@@ -4,10 +4,13 @@ property on one scenario? Exit 1 with the violation when it does not."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cli import EXIT_OK, EXIT_VIOLATION, add_file_argument, add_solver_options, load_instance, solver_context, write_out
 from ..render import to_json
+
+if TYPE_CHECKING:
+    from ..properties.base import Violation
 
 
 def register(sub: Any) -> None:
@@ -43,11 +46,15 @@ def run(args: argparse.Namespace) -> int:
             out["violation"] = v.to_dict()
         write_out(to_json(out))
     elif v is not None:
-        how = "verified in exact arithmetic" if v.exact else "confirmed numerically, not exactly"
-        write_out(f"{prop.name} VIOLATED by {pol.label} ({args.mode}; {how})\n{v.message}\n"
-                  f"instance: {v.instance.describe()}\n")
+        write_out(violation_text(v))
     elif skipped is not None:
         write_out(f"{prop.name}: does not apply to this instance ({skipped}); holds on this instance vacuously\n")
     else:
         write_out(f"{prop.name} holds on this instance for {pol.label} ({args.mode})\n")
     return EXIT_VIOLATION if v is not None else EXIT_OK
+
+
+def violation_text(v: Violation) -> str:
+    """A violation as ``fairalloc check`` prints it (three lines)."""
+    how = "verified in exact arithmetic" if v.exact else "confirmed numerically, not exactly"
+    return f"{v.property} VIOLATED by {v.policy} ({v.mode}; {how})\n{v.message}\ninstance: {v.instance.describe()}\n"

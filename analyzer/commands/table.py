@@ -16,6 +16,10 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", default=DEFAULT_POLICIES, help=f"comma-separated policies (default: {DEFAULT_POLICIES})")
     p.add_argument("--property", default=None, help="comma-separated properties (default: all)")
     add_run_options(p)
+    p.add_argument("--prove", default=None, metavar="N,M",
+                   help="also try to prove each ✓ cell with z3 for every size up to N users x M resources")
+    p.add_argument("--prove-timeout", type=float, default=60.0, metavar="S",
+                   help="seconds per size for --prove (default: 60)")
     p.set_defaults(run=run)
 
 
@@ -23,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from ..table import DEFAULT_BUDGET, TableRun
 
     budget = checked_budget(args.budget, DEFAULT_BUDGET)
+    sizes = prove_sizes(args.prove) if args.prove is not None else None
     props = split_list(args.property, "property") if args.property is not None else None
     try:
         job = TableRun(split_list(args.policy, "policy"), props, budget=budget, seed=args.seed,
@@ -47,5 +52,17 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"interrupted: {done} of {total} cells done{where}", EXIT_INTERRUPTED)
     finally:
         bar.close()
+    if sizes is not None:
+        from ..table_proofs import prove_cells
+
+        prove_cells(table, *sizes, timeout=args.prove_timeout, workers=args.workers)
     write_out(table.render(args.format))
     return EXIT_OK
+
+
+def prove_sizes(text: str) -> tuple[int, int]:
+    """``"3,2"`` -> ``(3, 2)``; anything else is a usage error."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
+        raise UsageError(f"--prove: expected N,M (whole numbers >= 1), got {text!r}")
+    return int(parts[0]), int(parts[1])

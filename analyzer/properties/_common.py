@@ -18,12 +18,21 @@ import numpy as np
 
 from models import Allocation, Instance, Policy, get_policy
 from models.allocation import exact_str
-from models.tolerances import COMPARE_ATOL, COMPARE_RTOL, NUMERIC_CONFIRM_ATOL, NUMERIC_CONFIRM_RTOL
+from models.tolerances import (
+    COMPARE_ATOL,
+    COMPARE_RTOL,
+    NUMERIC_CONFIRM_ATOL,
+    NUMERIC_CONFIRM_RTOL,
+    RESOLVE_AGREE_RTOL,
+)
 
 from .base import CONTINUOUS, DISCRETE, Violation, allocate, check_mode
 
 #: Note appended to the message of a violation confirmed only numerically.
-NUMERIC_NOTE = "numerically confirmed only (margin above {rtol:g} relative): policy {policy!r} has no exact solver"
+NUMERIC_NOTE = (
+    "numerically confirmed only (margin above {rtol:g} relative, unchanged by a re-solve at tighter tolerance): "
+    "policy {policy!r} has no exact solver"
+)
 
 
 # ----------------------------------------------------------------- numbers
@@ -224,6 +233,9 @@ class Evaluator:
         self.mode = check_mode(mode)
         #: False as soon as one verification had to use floating point.
         self.exact = True
+        #: The floating-point verifications made so far (instance, tasks):
+        #: re-solved at tighter tolerance before a violation is reported.
+        self._floats: list[tuple[Instance, tuple[float, ...]]] = []
 
     def numeric(self, instance: Instance) -> np.ndarray:
         """Tasks per user (floats), for the screen: the policy's vectorised
@@ -259,14 +271,39 @@ class Evaluator:
         if self.mode == DISCRETE:  # whole numbers: floats hold them exactly
             return tuple(Fraction(float(v)) for v in alloc.x)
         self.exact = False
-        return tuple(float(v) for v in alloc.x)
+        x = tuple(float(v) for v in alloc.x)
+        self._floats.append((instance, x))
+        return x
+
+    def survives_resolve(self) -> bool:
+        """True when every floating-point verification made so far gives the
+        same task counts (within :data:`~models.tolerances.RESOLVE_AGREE_RTOL`)
+        when re-solved at tighter tolerance
+        (:meth:`~models.policy.Policy.solve_tight`); a solver failure in the
+        re-solve counts as disagreement."""
+        from models import SolverError
+
+        for instance, x in self._floats:
+            try:
+                again = np.asarray(self.policy.solve_tight(instance).x, dtype=float)
+            except SolverError:
+                return False
+            first = np.asarray(x, dtype=float)
+            if not np.all(np.abs(again - first) <= RESOLVE_AGREE_RTOL * np.abs(first) + COMPARE_ATOL):
+                return False
+        return True
 
     def below(self, a: Any, b: Any) -> bool:
         """``a < b`` in the current exactness."""
         return below(a, b, self.exact)
 
-    def violation(self, prop: str, instance: Instance, user: str, message: str, **extra: Any) -> Violation:
-        """A :class:`Violation`; a numerically confirmed one says so."""
+    def violation(self, prop: str, instance: Instance, user: str, message: str, **extra: Any) -> Violation | None:
+        """A :class:`Violation`; a numerically confirmed one says so, and is
+        given only when it survives the re-solve at tighter tolerance
+        (:meth:`survives_resolve`; ``None`` otherwise: the floats were not
+        trustworthy enough to report anything)."""
+        if not self.exact and not self.survives_resolve():
+            return None
         if not self.exact:
             message += " [" + NUMERIC_NOTE.format(rtol=NUMERIC_CONFIRM_RTOL, policy=self.policy.label) + "]"
         return Violation(

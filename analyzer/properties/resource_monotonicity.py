@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -105,19 +106,29 @@ class ResourceMonotonicity(Property):
         xe = ev.verified(instance)
         for group, f in found:
             cap_e = [c * f if j in group else c for j, c in enumerate(instance.capacity_exact)]
-            bigger = instance.replace(capacity=cap_e, machines=scaled_machines(instance, cap_e))
-            ye = ev.verified(bigger)
-            for i in range(instance.n):
-                if ev.below(ye[i], xe[i]):
-                    u = instance.users[i]
-                    what = "every resource" if len(group) > 1 else instance.resources[group[0]]
-                    return ev.violation(
-                        self.name, instance, u,
-                        f"{u} gets {show(xe[i])} tasks, but only {show(ye[i])} when {what} grows by a factor {show(f)}",
-                        deviation={"kind": "add-resources", "factor": as_exact_str(f),
-                                   "resources": [instance.resources[j] for j in group],
-                                   "capacity": per_resource(instance, cap_e)},
-                        before={"tasks": per_user(instance, xe)},
-                        after={"tasks": per_user(instance, ye), "loss_of": u, "loss": as_exact_str(xe[i] - ye[i])},
-                    )
+            what = "every resource" if len(group) > 1 else instance.resources[group[0]]
+            v = self.verify_growth(ev, instance, xe, cap_e, f"when {what} grows by a factor {show(f)}",
+                                   {"factor": as_exact_str(f), "resources": [instance.resources[j] for j in group]})
+            if v is not None:
+                return v
+        return None
+
+    def verify_growth(self, ev: Evaluator, instance: Instance, xe: tuple[Any, ...], capacity: list[Fraction],
+                      when: str, deviation: dict[str, Any] | None = None) -> Violation | None:
+        """The violation when some user runs fewer tasks than ``xe`` on the
+        exact grown ``capacity``, verified exactly; ``None`` otherwise (also
+        used by :func:`analyzer.prove` for capacities an SMT solver
+        constructed). ``when`` ends the sentence (``"when r0 grows by a
+        factor 2"``)."""
+        ye = ev.verified(instance.replace(capacity=capacity, machines=scaled_machines(instance, capacity)))
+        for i in range(instance.n):
+            if ev.below(ye[i], xe[i]):
+                u = instance.users[i]
+                return ev.violation(
+                    self.name, instance, u, f"{u} gets {show(xe[i])} tasks, but only {show(ye[i])} {when}",
+                    deviation={"kind": "add-resources", **(deviation or {}),
+                               "capacity": per_resource(instance, capacity)},
+                    before={"tasks": per_user(instance, xe)},
+                    after={"tasks": per_user(instance, ye), "loss_of": u, "loss": as_exact_str(xe[i] - ye[i])},
+                )
         return None

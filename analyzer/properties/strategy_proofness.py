@@ -322,7 +322,14 @@ class StrategyProofness(Property):
     # --------------------------------------------------------------- verify
     def _verify(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, s: np.ndarray,
                 den: int, integer: bool) -> Violation | None:
-        report = _exact_report(inst, i, s, den, integer)
+        return self.verify_report(ev, inst, xe, i, _exact_report(inst, i, s, den, integer))
+
+    def verify_report(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, report: list[Fraction]
+                      ) -> Violation | None:
+        """The violation when user ``i`` reporting the exact demand
+        ``report`` runs more true tasks than ``xe[i]``, verified on the
+        exact deviated instance; ``None`` otherwise (also used by
+        :func:`analyzer.prove` for a report an SMT solver constructed)."""
         need = inst.demands_exact[i]
         k = inst.max_tasks_exact[i]
         cap = None if k is None else k * max(d / r for d, r in zip(need, report, strict=True) if d > 0)

@@ -27,6 +27,7 @@ from ..convex import leximin_lp
 from ..instance import Instance
 from ..policy import Policy, register
 from ..solvers import LP_SOLVERS
+from ..tolerances import DUAL_TOL, LP_LEVEL_RTOL, RESOLVE_TIGHTEN
 
 
 @register
@@ -78,7 +79,17 @@ class DRFH(Policy):
         alloc.stats["max_violation"] = alloc.max_violation()
         return alloc
 
-    def _run(self, instance: Instance) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+    def solve_tight(self, instance: Instance) -> Allocation:
+        """:meth:`solve` with the leximin LP tolerances
+        (:data:`~models.tolerances.LP_LEVEL_RTOL`,
+        :data:`~models.tolerances.DUAL_TOL`) times
+        :data:`~models.tolerances.RESOLVE_TIGHTEN`."""
+        x, placement, problems = self._run(instance, tight=True)
+        return Allocation(instance=instance, x=x, policy=self.label, status=OPTIMAL,
+                          stats={"solver": "cvxpy-lp-sequence (tight)", "stages": len(problems)},
+                          certificate={"placement": placement})
+
+    def _run(self, instance: Instance, tight: bool = False) -> tuple[np.ndarray, np.ndarray, list[Any]]:
         import cvxpy as cp
 
         D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
@@ -94,6 +105,8 @@ class DRFH(Policy):
         if fin.size:
             cons.append(total[fin] <= k[fin])
         dom = (D / R).max(axis=1)
-        stop, problems = leximin_lp(cp.multiply(dom / w, total), cons, self.label, LP_SOLVERS)
+        f = RESOLVE_TIGHTEN if tight else 1.0
+        stop, problems = leximin_lp(cp.multiply(dom / w, total), cons, self.label, LP_SOLVERS,
+                                    level_rtol=LP_LEVEL_RTOL * f, dual_tol=DUAL_TOL * f)
         placement = np.asarray(X.value, dtype=float)
         return np.minimum(stop * w / dom, k), placement, problems

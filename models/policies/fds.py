@@ -17,14 +17,18 @@ shares, i.e. DRF; ``beta = inf`` is accepted and solved as DRF exactly.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 
-from ..allocation import Allocation
+from ..allocation import OPTIMAL, Allocation
+from ..alpha_fair import AlphaFairResult, solve_alpha_fair
 from ..convex import ConvexPolicy, alpha_fair_objective, positive_parameter
+from ..errors import SolverError
 from ..instance import Instance
 from ..policy import get_policy, register
+from ..tolerances import ALPHA_FAIR_KKT_RTOL, RESOLVE_TIGHTEN
 
 
 @register
@@ -68,9 +72,64 @@ class FDS(ConvexPolicy):
         return alpha_fair_objective(cp.multiply(unit, x), instance.weights, self.beta, scale=level), []
 
     def solve(self, instance: Instance) -> Allocation:
+        """Finite ``beta``: Newton's method on the KKT system in log-prices
+        (:mod:`models.alpha_fair`), started from the max-min limit and, if
+        that is not certified, from the convex program's answer in cvxpy
+        (:meth:`solve_program`). Only a certified answer is returned: the
+        objective of the program cannot judge one, since users far above
+        the lowest level weigh ~``level^(1-beta)`` in it (at ``beta = 16``
+        a user at 6 times the lowest level weighs ``6^-15``).
+        ``beta = inf``: the max-min limit.
+
+        Raises
+        ------
+        SolverError
+            When no answer is certified (the CLI exits with code 3).
+        """
         if np.isinf(self.beta):
             return self._limit(get_policy(self.limit).solve(instance))
-        return super().solve(instance)
+        t0 = time.perf_counter()
+        res = self._newton(instance, get_policy(self.limit).solve(instance).x)
+        reason = res.failure()
+        stats: dict[str, Any] = {"solver": "newton-log-prices"}
+        if reason is not None:
+            program = super().solve(instance)  # SolverError when no conic solver succeeds
+            res = self._newton(instance, program.x)
+            if res.failure() is not None:
+                raise SolverError(self.label, "not certified",
+                                  f"Newton's method on the KKT system failed from the beta=inf limit ({reason}) and "
+                                  f"from the conic solver's answer ({res.failure()}); no answer is given rather "
+                                  "than an unverified one")
+            stats = {"solver": f"newton-log-prices (started from {program.stats.get('solver')})",
+                     "fallback": f"newton from the limit rejected: {reason}"}
+        alloc = Allocation(instance=instance, x=res.x, policy=self.label, status=OPTIMAL, certificate=res,
+                           stats={**stats, "iterations": res.iterations, "residual": res.residual,
+                                  "seconds": time.perf_counter() - t0})
+        alloc.stats["max_violation"] = alloc.max_violation()
+        return alloc
+
+    def solve_tight(self, instance: Instance) -> Allocation:
+        """:meth:`solve` with the Newton tolerance times
+        :data:`~models.tolerances.RESOLVE_TIGHTEN`.
+
+        Raises
+        ------
+        SolverError
+            When the tighter residual is not reached.
+        """
+        if np.isinf(self.beta):
+            return self.solve(instance)
+        tol = ALPHA_FAIR_KKT_RTOL * RESOLVE_TIGHTEN
+        res = self._newton(instance, self.solve(instance).x, tol)
+        if not res.residual <= tol:
+            raise SolverError(self.label, "not certified", f"KKT residual {res.residual:.2e} above {tol:g} "
+                              "in the tight re-solve")
+        return Allocation(instance=instance, x=res.x, policy=self.label, status=OPTIMAL, certificate=res,
+                          stats={"solver": "newton-log-prices (tight)", "residual": res.residual})
+
+    def _newton(self, instance: Instance, start: np.ndarray, tol: float = ALPHA_FAIR_KKT_RTOL) -> AlphaFairResult:
+        return solve_alpha_fair(instance.capacity, instance.demands, self.unit(instance), self.beta, start,
+                                instance.weights, instance.max_tasks, tol=tol)
 
     @property
     def has_exact(self) -> bool:

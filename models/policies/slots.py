@@ -20,16 +20,18 @@ bound every allocation.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from ..allocation import Allocation
 from ..errors import PolicyError
 from ..filling import FillingPolicy
-from ..allocation import Allocation
 from ..instance import Instance
 from ..policy import register
-from ..tolerances import SLOT_ROUND_RTOL
+from ..tolerances import SLOT_EXACT_RTOL
 
 
 @register
@@ -76,15 +78,68 @@ class SlotFairSharing(FillingPolicy):
         return super().solve(instance)
 
     def shares_for(self, instance: Instance, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-        return self.slot_share(demands, capacity, self.total_slots(instance))
+        if demands.dtype == object:
+            return self.slot_share(demands, capacity, self.total_slots(instance))
+
+        def exact_rows(rows: np.ndarray) -> tuple[list[tuple[Fraction, ...]], tuple[Fraction, ...]]:
+            return [instance.demands_exact[i] for i in rows], instance.capacity_exact
+
+        # without exact source data (Instance.from_arrays) the floats are the numbers as written
+        written = {"demands", "capacity"} & set(instance._exact_source)
+        return self.slot_share(demands, capacity, self.total_slots(instance), exact_rows if written else None)
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         return self.slot_share(demands, capacity, self.slots)
 
     @staticmethod
-    def slot_share(demands: np.ndarray, capacity: np.ndarray, total: int) -> np.ndarray:
-        """Slots per task over ``total`` (exact when the arrays hold Fractions)."""
+    def slot_share(demands: np.ndarray, capacity: np.ndarray, total: int,
+                   exact_rows: Callable[[np.ndarray], tuple[Any, Any]] | None = None) -> np.ndarray:
+        """Slots per task over ``total``: ``ceil(max_j d_ij total / R_j) / total``.
+
+        The slot count is an integer computed exactly in both paths: with
+        Fraction arrays (the exact solver) the result is a Fraction array;
+        with float arrays a float ``ceil`` decides every task whose need is
+        not within :data:`~models.tolerances.SLOT_EXACT_RTOL` of a whole
+        number, and the others (the only ones float roundoff could put on
+        the wrong side) are decided in exact arithmetic: by integer
+        comparisons when the data are small integers, otherwise in
+        Fractions (from ``exact_rows(rows)``, the instance's exact data,
+        or from the floats as written).
+        """
+        if demands.dtype == object:
+            need = (demands / capacity).max(axis=1) * total
+            return np.array([Fraction(math.ceil(v), total) for v in need], dtype=object)
         need = (demands / capacity).max(axis=1) * total
-        if need.dtype == object:
-            return np.array([math.ceil(v) for v in need], dtype=object) / total
-        return np.ceil(need * (1 - SLOT_ROUND_RTOL)) / total
+        count = np.ceil(need)
+        near = np.flatnonzero(np.abs(need - np.rint(need)) <= SLOT_EXACT_RTOL * np.maximum(need, 1.0))
+        if near.size:
+            count[near] = _exact_counts(demands[near], capacity, total, np.rint(need[near]),
+                                        None if exact_rows is None else lambda: exact_rows(near))
+        return count / total
+
+
+def _exact_counts(demands: np.ndarray, capacity: np.ndarray, total: int, whole: np.ndarray,
+                  exact_rows: Callable[[], tuple[Any, Any]] | None) -> np.ndarray:
+    """Exact ``ceil(max_j d_ij total / R_j)`` of rows whose need is within
+    roundoff of the whole number ``whole`` (so the answer is ``whole`` or
+    ``whole + 1``)."""
+    lhs, rhs = demands * total, whole[:, None] * capacity
+    small = float(2**53)
+    integral = (np.all(demands == np.rint(demands)) and np.all(capacity == np.rint(capacity))
+                and np.all(np.abs(lhs) < small) and np.all(np.abs(rhs) < small))
+    if integral and (exact_rows is None or _rows_integral(exact_rows)):
+        # integer products below 2**53 are exact in floating point
+        return np.where((lhs <= rhs).all(axis=1), whole, whole + 1)
+    if exact_rows is None:
+        D = [[Fraction(repr(float(v))) for v in row] for row in demands]
+        R = [Fraction(repr(float(v))) for v in capacity]
+    else:
+        D, R = exact_rows()
+    return np.array([float(math.ceil(max(d / r for d, r in zip(row, R, strict=True)) * total)) for row in D])
+
+
+def _rows_integral(exact_rows: Callable[[], tuple[Any, Any]]) -> bool:
+    """True when the exact data behind the float rows are integers (so the
+    floats are those integers, not roundings of other numbers)."""
+    D, R = exact_rows()
+    return all(v.denominator == 1 for v in R) and all(v.denominator == 1 for row in D for v in row)

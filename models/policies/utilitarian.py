@@ -18,10 +18,11 @@ import numpy as np
 
 from ..allocation import OPTIMAL, Allocation
 from ..convex import leximin_lp, task_variable
+from ..errors import SolverError
 from ..instance import Instance
 from ..policy import Policy, register
 from ..solvers import LP_SOLVERS, solve_problem
-from ..tolerances import LP_LEVEL_RTOL
+from ..tolerances import DUAL_TOL, LP_LEVEL_RTOL
 
 
 @register
@@ -57,6 +58,37 @@ class Utilitarian(Policy):
         return alloc
 
     def _run(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
+        """:meth:`_run_scaled` on the instance in well-scaled units: each
+        resource measured in units of its capacity and tasks in units of
+        ``g``, the median over users of the tasks a user could run alone
+        (Leontief allocations are invariant under both changes; LP solvers'
+        absolute tolerances, ~1e-7, are not, e.g. on a capacity of 1e-9)."""
+        D, R = instance.demands, instance.capacity
+        share = D / R
+        g = float(1.0 / np.median(share.max(axis=1)))
+        scaled = Instance.from_arrays(np.ones(instance.m), share * g, resources=instance.resources,
+                                      weights=instance.weights, max_tasks=instance.max_tasks / g)
+        y, problems = self._run_scaled(scaled)
+        return y * g, problems
+
+    def _run_scaled(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
+        """The total-tasks LP, then the leximin tie-break on its optimal face.
+
+        The face is described exactly by complementary slackness with the
+        first LP's dual (prices ``p``, cap multipliers ``nu``): an optimal
+        ``x`` keeps every priced resource full and every cap multiplier's
+        user at its cap, and gives 0 tasks to users whose reduced cost
+        ``p . d_i + nu_i - 1`` is positive. A slack on the total (``sum x >=
+        best (1 - rtol)``) would let the tie-break hand that slack to users
+        whose optimum is 0 (they got ~1e-9 tasks); the face has none.
+
+        Raises
+        ------
+        SolverError
+            When the tie-break loses more than
+            :data:`~models.tolerances.LP_LEVEL_RTOL` of the optimal total
+            (the dual was misread).
+        """
         import cvxpy as cp
 
         w, k = instance.weights, instance.max_tasks
@@ -64,6 +96,39 @@ class Utilitarian(Policy):
         first = cp.Problem(cp.Maximize(cp.sum(x)), cons)
         solve_problem(first, f"{self.label} (total)", LP_SOLVERS)
         best = float(first.value)
-        cons.append(cp.sum(x) >= best * (1 - LP_LEVEL_RTOL))
-        stop, rest = leximin_lp(cp.multiply(1.0 / w, x), cons, self.label, LP_SOLVERS)
-        return np.minimum(stop * w, k), [first, *rest]
+        zero, face = self._optimal_face(instance, x, cons, best)
+        free = np.flatnonzero(~zero)
+        stop = np.zeros(instance.n)
+        rest: list[Any] = []
+        if free.size:
+            stop[free], rest = leximin_lp(cp.multiply(1.0 / w[free], x[free]), face, self.label, LP_SOLVERS)
+        out = np.minimum(stop * w, k)
+        if not out.sum() >= best * (1 - LP_LEVEL_RTOL):
+            raise SolverError(self.label, "tie-break left the optimal face",
+                              f"total {out.sum():.12g} below the optimum {best:.12g}")
+        return out, [first, *rest]
+
+    @staticmethod
+    def _optimal_face(instance: Instance, x: Any, cons: list[Any], best: float) -> tuple[np.ndarray, list[Any]]:
+        """Users at 0 on every optimum, and the constraints of the optimal
+        face (complementary slackness with the solved first LP's dual; a
+        multiplier counts as positive above
+        :data:`~models.tolerances.DUAL_TOL` relative to the optimum)."""
+        D, R, k = instance.demands, instance.capacity, instance.max_tasks
+        fin = np.flatnonzero(np.isfinite(k))
+        p = np.asarray(cons[0].dual_value, dtype=float).reshape(-1)
+        nu = np.zeros(instance.n)
+        if fin.size:
+            nu[fin] = np.asarray(cons[1].dual_value, dtype=float).reshape(-1)
+        scale = DUAL_TOL * max(1.0, best)
+        zero = D @ p + nu - 1.0 > DUAL_TOL  # positive reduced cost: 0 tasks in every optimum
+        full = np.flatnonzero(p * R > scale)
+        capped = np.flatnonzero(np.where(np.isfinite(k), nu * np.where(np.isfinite(k), k, 0.0), 0.0) > scale)
+        face = list(cons)
+        if zero.any():
+            face.append(x[np.flatnonzero(zero)] == 0)
+        if full.size:
+            face.append(D[:, full].T @ x == R[full])
+        if capped.size:
+            face.append(x[capped] == k[capped])
+        return zero, face

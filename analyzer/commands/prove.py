@@ -1,0 +1,67 @@
+"""``fairalloc prove POLICY PROPERTY --users N --resources M``: decide a
+property for every instance of one size with an SMT solver (z3).
+
+Exit 0 proved, 1 counterexample (printed like ``fairalloc check`` prints
+one, re-verified exactly), 3 unknown (timeout or z3 gave up), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_VIOLATION, fail, write_out
+from ..render import to_json
+
+#: Exit code by proof status.
+EXIT_CODES = {"proved": EXIT_OK, "counterexample": EXIT_VIOLATION, "unknown": EXIT_SOLVER}
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("prove", help="prove a property for every instance of one size, or find a counterexample (z3)")
+    p.add_argument("policy", help="policy name (drf, asset, ceei, static, leximin-tasks)")
+    p.add_argument("property", help="property name (see `fairalloc properties`)")
+    p.add_argument("--users", type=int, default=2, help="number of users n (default: 2)")
+    p.add_argument("--resources", type=int, default=2, help="number of resources m (default: 2)")
+    p.add_argument("--domain", choices=("positive", "zeros"), default="positive",
+                   help="demand entries all > 0 (default) or >= 0 with zeros allowed")
+    p.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds for the whole proof (default: 60)")
+    p.add_argument("--workers", type=int, default=None, help="processes solving cases in parallel (default: CPUs)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from proofs.prover.driver import INTERRUPTED
+
+    from ..proving import prove
+
+    r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain,
+              timeout=args.timeout, workers=args.workers)
+    if args.format == "json":
+        write_out(to_json(r.to_dict()))
+    else:
+        write_out(text(r))
+    if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
+        return fail("interrupted: the cases decided so far are listed above", EXIT_INTERRUPTED)
+    return EXIT_CODES[r.status]
+
+
+def text(r: Any) -> str:
+    """The verdict, the fragment and the cases, for a terminal."""
+    from .check import violation_text
+
+    a = r.assumptions
+    size = f"{r.users} users x {r.resources} resources"
+    scope = (f"demands: {a['demands']}; capacities: any; weights: {a['weights']}; caps: {a['caps']}; "
+             f"{a['setting']}")
+    if r.status == "counterexample":
+        head = violation_text(r.counterexample) + f"constructed by the SMT solver at {size} ({r.domain} demands)\n"
+    elif r.status == "proved":
+        head = f"{r.property} PROVED for {r.policy} on every instance with {size}\n({scope})\n"
+    else:
+        head = f"{r.property} for {r.policy} at {size}: UNKNOWN ({r.note})\n"
+    decided = sum(c.status != "unknown" for c in r.cases)
+    lines = [head.rstrip("\n"), f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
+    lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s){' ' + c.reason if c.reason else ''}" for c in r.cases]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,213 @@
+"""``prove``: machine-checked verdicts for small sizes.
+
+The policy and the negated property are one formula over the reals per
+case (:mod:`proofs.prover`); z3 decides each case in exact real
+arithmetic. Every case unsatisfiable proves the property for every
+instance of the encoded fragment; a satisfiable case gives a candidate
+counterexample, which is reported only after the existing checker
+re-verified it exactly (:func:`analyzer.check` or, for a constructed lie
+or capacity growth, the property's own exact verification of that
+deviation).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from models import Instance, PolicyError, get_policy
+
+from .properties.base import Violation, get_property
+
+#: Re-verifiers of a witness, by property name (default: :func:`analyzer.check`).
+_VERIFIERS: dict[str, Callable[[str, Instance, dict[str, Any]], Violation | None]] = {}
+
+
+def verifier(name: str) -> Callable[[Callable[..., Violation | None]], Callable[..., Violation | None]]:
+    """Decorator registering the exact re-verification of property ``name``."""
+
+    def deco(fn: Callable[..., Violation | None]) -> Callable[..., Violation | None]:
+        _VERIFIERS[name] = fn
+        return fn
+
+    return deco
+
+
+def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, domain: str = "positive",
+          timeout: float = 60, workers: int | None = None) -> Any:
+    """Prove or refute that ``policy`` has ``property`` on every instance
+    with ``users`` users and ``resources`` resources.
+
+    Parameters
+    ----------
+    policy : str
+        A policy with an SMT encoding: ``drf``, ``asset``, ``ceei``,
+        ``static``, ``leximin-tasks``.
+    property : str
+        ``sharing-incentive``, ``strategy-proofness``, ``envy-freeness``,
+        ``pareto-efficiency``, ``population-monotonicity``,
+        ``resource-monotonicity``.
+    users, resources : int
+        The size ``n x m``.
+    domain : {"positive", "zeros"}
+        Every demand entry ``> 0``, or ``>= 0`` (each user needing some
+        resource).
+    timeout : float
+        Wall-clock seconds for the whole proof.
+    workers : int or None
+        Processes solving cases in parallel (default: the CPU count).
+
+    Returns
+    -------
+    ProofResult
+        ``.status`` ``"proved"``, ``"counterexample"`` (``.counterexample``
+        an exactly re-verified Violation) or ``"unknown"``; ``.cases``;
+        ``.assumptions`` (the encoded fragment: unweighted, uncapped,
+        continuous, any capacities).
+
+    Raises
+    ------
+    PolicyError
+        For an unknown or unencoded policy or property, or a bad size,
+        domain, timeout or worker count (bad input).
+
+    Examples
+    --------
+    >>> prove("drf", "sharing-incentive", 2, 2, workers=1).status
+    'proved'
+    >>> r = prove("asset", "sharing-incentive", 2, 2, workers=1)
+    >>> r.status, r.counterexample.exact
+    ('counterexample', True)
+    """
+    from proofs.prover.driver import run_cases, split
+    from proofs.prover.encodings import get_encoding
+    from proofs.prover.properties import get_negation
+    from proofs.prover.result import COUNTEREXAMPLE, PROVED, SAT, UNDECIDED, UNSAT, ProofResult
+    from proofs.prover.symbolic import DOMAINS
+
+    pol, prop = get_policy(policy).name, get_property(property).name
+    enc, neg = get_encoding(pol), get_negation(prop)
+    _validate(users, resources, domain, timeout, workers, neg.min_users, DOMAINS)
+    t0 = time.perf_counter()
+    found: list[Violation] = []
+
+    def accept(case: Any) -> bool:
+        v = _reverify(pol, prop, enc.normalise is not None, case.witness)
+        if v is not None:
+            found.append(v)
+        return v is not None
+
+    cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept)
+    result = ProofResult(UNDECIDED, pol, prop, users, resources, domain, cases=cases,
+                         assumptions=assumptions(users, resources, domain, enc.normalise, len(split(
+                             pol, prop, users, resources, domain))))
+    if found:
+        result.status, result.counterexample = COUNTEREXAMPLE, found[0]
+    elif len(cases) == len(split(pol, prop, users, resources, domain)) and all(c.status == UNSAT for c in cases):
+        result.status = PROVED
+        if neg.resources is not None and neg.resources != resources:
+            result.note = f"holds vacuously: the property speaks only of {neg.resources} resource(s)"
+    elif any(c.status == SAT for c in cases):
+        result.note = "z3 found a candidate counterexample that the exact re-check did not confirm"
+    else:
+        result.note = "; ".join(sorted({f"{c.label}: {c.reason}" for c in cases if c.status != UNSAT})) or "timeout"
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: Any, min_users: int,
+              domains: tuple[str, ...]) -> None:
+    def whole(value: Any, name: str, least: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise PolicyError(f"{name}: must be a whole number >= {least}, got {value!r}")
+
+    whole(users, "users", min_users)
+    whole(resources, "resources", 1)
+    if workers is not None:
+        whole(workers, "workers", 1)
+    if domain not in domains:
+        raise PolicyError(f"domain: must be one of {', '.join(domains)}, got {domain!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0 or math.isinf(timeout):
+        raise PolicyError(f"timeout: must be a positive number of seconds, got {timeout!r}")
+
+
+def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int) -> dict[str, Any]:
+    """The encoded fragment, in words."""
+    import z3
+
+    scale = {"max": "each user's largest demand share is 1 (bundles do not depend on task size)",
+             "sum": "each user's demand shares sum to 1 (bundles do not depend on task size)",
+             None: "none (task sizes matter to this policy)"}[normalise]
+    return {
+        "users": n, "resources": m,
+        "demands": "every entry > 0" if domain == "positive" else "entries >= 0, each user needs some resource",
+        "capacities": "any > 0 (normalised to 1: the policies and properties are invariant under scaling a resource)",
+        "user scale normalisation": scale,
+        "weights": "equal (unweighted)", "caps": "none", "setting": "continuous tasks",
+        "solver": f"z3 {z3.get_version_string()}, exact real arithmetic",
+        "cases": cases,
+    }
+
+
+def witness_instance(witness: dict[str, Any], scale_users: bool) -> tuple[Instance, dict[str, Any]]:
+    """The witness as an integer instance: each resource scaled (with its
+    capacity) and, when the policy ignores task sizes, each user scaled, to
+    coprime integers; the other witness vectors scaled alike."""
+    D = [list(r) for r in witness["demands"]]
+    extra = {k: list(v) for k, v in witness.items() if k != "demands"}
+    m = len(D[0])
+    cols = []
+    for j in range(m):
+        values = [row[j] for row in D] + [v[j] for v in extra.values()] + [Fraction(1)]
+        cols.append(math.lcm(*(Fraction(v).denominator for v in values)))
+    D = [[v * cols[j] for j, v in enumerate(row)] for row in D]
+    extra = {k: [v * cols[j] for j, v in enumerate(vec)] for k, vec in extra.items()}
+    if scale_users:
+        D = [_integers(row) for row in D]
+        if "report" in extra:
+            extra["report"] = _integers(extra["report"])
+    return Instance.from_exact([Fraction(c) for c in cols], D), extra
+
+
+def _integers(row: list[Fraction]) -> list[Fraction]:
+    """``row`` times a positive factor: coprime integers."""
+    lcm = math.lcm(*(v.denominator for v in row))
+    ints = [int(v * lcm) for v in row]
+    g = math.gcd(*ints) or 1
+    return [Fraction(v // g) for v in ints]
+
+
+def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any] | None) -> Violation | None:
+    """The SMT witness checked exactly by the existing checker."""
+    if witness is None:
+        return None
+    from .check import check
+
+    inst, extra = witness_instance(witness, scale_users)
+    if prop in _VERIFIERS:
+        return _VERIFIERS[prop](policy, inst, extra)
+    return check(policy, inst, prop)
+
+
+@verifier("strategy-proofness")
+def _lie(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None:
+    from .properties._common import Evaluator
+    from .properties.strategy_proofness import StrategyProofness
+
+    ev = Evaluator(policy)
+    return StrategyProofness().verify_report(ev, inst, ev.verified(inst), 0, extra["report"])
+
+
+@verifier("resource-monotonicity")
+def _growth(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None:
+    from .properties._common import Evaluator, show
+    from .properties.resource_monotonicity import ResourceMonotonicity
+
+    ev = Evaluator(policy)
+    cap = extra["capacity"]
+    grown = ", ".join(f"{r} {show(c)}" for r, c in zip(inst.resources, cap, strict=True))
+    return ResourceMonotonicity().verify_growth(ev, inst, ev.verified(inst), cap,
+                                                f"when the capacities grow to {grown}")

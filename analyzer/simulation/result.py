@@ -1,0 +1,178 @@
+"""The outcome of a simulation: shares and utilisation over time, jobs.
+
+What Ghodsi et al., NSDI 2011, Section 7 plot: each user's share of each
+resource and its dominant share over time (Figure 8), utilisation over
+time (Figure 13), jobs completed and response times (Figures 9-12), and
+completion times per job size (Figure 14).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(eq=False)
+class JobRecord:
+    """One job: ``arrival`` (seconds), ``start`` (first task launched),
+    ``finish`` (last task finished), ``tasks`` (tasks that ran to the end),
+    ``truncated`` (tasks were cancelled by ``until``); ``open`` counts its
+    task groups not finished yet."""
+
+    job: str
+    user: str
+    arrival: float
+    start: float | None = None
+    finish: float | None = None
+    tasks: int = 0
+    open: int = 0
+    truncated: bool = False
+
+    @property
+    def completed(self) -> bool:
+        """Every task of the job ran to the end."""
+        return self.open == 0 and not self.truncated and self.finish is not None
+
+    @property
+    def response_time(self) -> float | None:
+        """Arrival to finish (seconds), ``None`` unless completed."""
+        return self.finish - self.arrival if self.completed and self.finish is not None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {"job": self.job, "user": self.user, "arrival": self.arrival, "start": self.start,
+                "finish": self.finish, "tasks": self.tasks, "completed": self.completed, "truncated": self.truncated}
+
+
+@dataclass(eq=False)
+class SimulationResult:
+    """What :func:`analyzer.simulate` returns.
+
+    The utilisation timeline is a step function: ``used[k]`` (scaled, per
+    resource) holds from ``times[k]`` to ``times[k + 1]`` (to ``end`` for
+    the last row). Per-user use is rebuilt from the log of launches and
+    completions (``log``: times, user index, signed task count, demand row
+    in ``demands``), recorded unless ``record_users=False``.
+    """
+
+    policy: str
+    workload: str
+    resources: tuple[str, ...]
+    scale: np.ndarray
+    capacity: np.ndarray
+    start: float
+    end: float
+    times: np.ndarray
+    used: np.ndarray
+    users: tuple[str, ...]
+    weights: np.ndarray
+    log: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+    demands: np.ndarray
+    job_records: tuple[JobRecord, ...]
+    violations: tuple[dict[str, Any], ...]
+    work: np.ndarray
+    stats: dict[str, Any]
+
+    # ------------------------------------------------------------ at a time
+    def usage_at(self, t: float) -> np.ndarray:
+        """Scaled use per user and resource at time ``t``, shape (n, m).
+
+        Raises
+        ------
+        ValueError
+            When per-user use was not recorded.
+        """
+        if self.log is None:
+            raise ValueError("per-user use was not recorded (record_users=False)")
+        lt, lu, lk, ld = self.log
+        sel = lt <= t
+        out = np.zeros((len(self.users), len(self.resources)), dtype=np.int64)
+        np.add.at(out, lu[sel], lk[sel, None] * self.demands[ld[sel]])
+        return out
+
+    def share_at(self, t: float) -> dict[str, dict[str, float]]:
+        """``[user][resource]``: fraction of the cluster's capacity held at ``t``."""
+        sh = self.usage_at(t) / self.capacity
+        return {u: dict(zip(self.resources, map(float, row), strict=True)) for u, row in zip(self.users, sh, strict=True)}
+
+    def dominant_share_at(self, t: float) -> dict[str, float]:
+        """``[user]``: largest share over resources at ``t`` (Section 4)."""
+        sh = self.usage_at(t) / self.capacity
+        return {u: float(v) for u, v in zip(self.users, sh.max(axis=1, initial=0.0), strict=True)}
+
+    def utilization_at(self, t: float) -> dict[str, float]:
+        """``[resource]``: used over capacity at ``t`` (above 1 when over-committed)."""
+        k = int(np.searchsorted(self.times, t, side="right")) - 1
+        row = self.used[k] if k >= 0 else np.zeros(len(self.resources))
+        return dict(zip(self.resources, map(float, row / self.capacity), strict=True))
+
+    # ------------------------------------------------------------ over the run
+    @property
+    def utilization_mean(self) -> dict[str, float]:
+        """``[resource]``: time-averaged utilisation over ``[start, end]``."""
+        span = self.end - self.start
+        if span <= 0 or not self.times.size:
+            return dict.fromkeys(self.resources, 0.0)
+        dt = np.diff(np.append(np.clip(self.times, self.start, self.end), self.end))
+        area = dt @ self.used.astype(float)
+        return dict(zip(self.resources, map(float, area / (span * self.capacity)), strict=True))
+
+    def busy(self) -> np.ndarray:
+        """Integral of use over ``[start, end]`` per resource, in resource
+        units times seconds (equals the work done when every task finished)."""
+        dt = np.diff(np.append(np.clip(self.times, self.start, self.end), self.end))
+        return (dt @ self.used.astype(float)) / self.scale
+
+    @property
+    def jobs(self) -> list[JobRecord]:
+        """Job records, in arrival order."""
+        return list(self.job_records)
+
+    @property
+    def jobs_completed(self) -> dict[str, int]:
+        """``[user]``: jobs whose every task ran to the end."""
+        out = dict.fromkeys(self.users, 0)
+        for r in self.job_records:
+            out[r.user] += r.completed
+        return out
+
+    @property
+    def mean_response_time(self) -> dict[str, float | None]:
+        """``[user]``: mean arrival-to-finish time of its completed jobs
+        (``None`` when none completed)."""
+        acc: dict[str, list[float]] = {u: [] for u in self.users}
+        for r in self.job_records:
+            if r.response_time is not None:
+                acc[r.user].append(r.response_time)
+        return {u: (float(np.mean(v)) if v else None) for u, v in acc.items()}
+
+    def timeline(self, users: list[str] | None = None) -> dict[str, Any]:
+        """Arrays for plotting: ``times`` (T,), ``utilization`` (T, m) and,
+        when per-user use was recorded, ``shares`` (T, len(users), m) for
+        ``users`` (default: all)."""
+        out: dict[str, Any] = {"times": self.times, "utilization": self.used / self.capacity,
+                               "resources": self.resources}
+        if self.log is None:
+            return out
+        names = list(self.users) if users is None else users
+        lt, lu, lk, ld = self.log
+        shares = np.zeros((self.times.size, len(names), len(self.resources)))
+        for c, name in enumerate(names):
+            sel = lu == self.users.index(name)
+            cum = np.cumsum(lk[sel, None] * self.demands[ld[sel]], axis=0)
+            k = np.searchsorted(lt[sel], self.times, side="right") - 1
+            shares[:, c, :] = np.where(k[:, None] >= 0, cum[np.maximum(k, 0)] if cum.size else 0, 0) / self.capacity
+        out["users"] = names
+        out["shares"] = shares
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (no per-event arrays)."""
+        return {"policy": self.policy, "workload": self.workload, "resources": list(self.resources),
+                "capacity": dict(zip(self.resources, map(float, self.capacity / self.scale), strict=True)),
+                "start": self.start, "end": self.end, "utilization_mean": self.utilization_mean,
+                "jobs_completed": self.jobs_completed, "mean_response_time": self.mean_response_time,
+                "jobs": [r.to_dict() for r in self.job_records], "violations": list(self.violations),
+                "stats": dict(self.stats)}

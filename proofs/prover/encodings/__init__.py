@@ -1,0 +1,62 @@
+"""SMT encodings of allocation policies: a formula over a symbolic instance
+and task variables whose unique solution is the policy's allocation.
+
+Every encoding covers the unweighted, uncapped continuous setting
+(Ghodsi et al., NSDI 2011, Sections 4-5); weights and task caps are not
+encoded. One module per policy family; an encoding registers with
+:func:`register_encoding`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..registry import Registry
+from ..symbolic import Market
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A policy as a formula.
+
+    Attributes
+    ----------
+    name : str
+        The registered policy name.
+    normalise : {"max", "sum", None}
+        The per-user scale normalisation the policy allows (see
+        :mod:`proofs.prover.symbolic`); ``None`` when task sizes matter.
+    formula : callable
+        ``formula(market, x, tag) -> list of z3 constraints`` that hold
+        exactly when ``x`` is the policy's allocation on ``market``
+        (``tag`` prefixes auxiliary variable names).
+    """
+
+    name: str
+    normalise: str | None
+    formula: Callable[[Market, Sequence[Any], str], list[Any]]
+
+
+_ENCODINGS: Registry[Encoding] = Registry(__name__, __path__, "policy")
+
+
+def register_encoding(name: str, normalise: str | None) -> Callable[[Callable[..., list[Any]]], Callable[..., list[Any]]]:
+    """Decorator registering ``formula`` as the encoding of policy ``name``."""
+
+    def deco(formula: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
+        _ENCODINGS.add(name, Encoding(name, normalise, formula))
+        return formula
+
+    return deco
+
+
+def encodings() -> dict[str, Encoding]:
+    """Every registered encoding by policy name (modules loaded on first use)."""
+    return _ENCODINGS.all()
+
+
+def get_encoding(policy: str) -> Encoding:
+    """The encoding of ``policy`` (:class:`~models.PolicyError` when there is none)."""
+    return _ENCODINGS.get(policy)

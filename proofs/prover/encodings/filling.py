@@ -1,0 +1,76 @@
+"""Max-min fair policies of the progressive-filling family as formulas:
+DRF (Ghodsi et al., NSDI 2011, Section 4), asset fairness (Section 5.1)
+and leximin on task counts.
+
+User ``i``'s share is ``y_i = s_i(x_i)``: its dominant share
+``max_j x_i d_ij / R_j`` (DRF), aggregate share ``sum_j x_i d_ij / R_j``
+(asset) or task count ``x_i`` (leximin-tasks). Progressive filling yields
+the max-min fair vector of shares over the feasible polytope, which is
+characterised by bottlenecks (Bertsekas and Gallager, Data Networks, 1992,
+Section 6.5.2): ``x`` is feasible and every user ``i`` has a saturated
+resource ``j`` it uses on which no user of ``j`` has a larger share. With
+every demand positive every resource is everybody's, so the condition
+becomes: all shares are equal and some resource is saturated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import z3
+
+from ..symbolic import Market
+from . import register_encoding
+
+
+def bottleneck(mk: Market, x: Sequence[Any], y: Sequence[Any]) -> list[Any]:
+    """Feasibility and the bottleneck condition on shares ``y``."""
+    cons = mk.feasible(x)
+    n, m = mk.n, mk.m
+    if mk.positive:
+        cons += [y[i] == y[0] for i in range(1, n)]
+        cons.append(z3.Or([mk.saturated(x, j) for j in range(m)]))
+        return cons
+    for i in range(n):
+        cons.append(z3.Or([z3.And(mk.saturated(x, j), mk.d[i][j] > 0,
+                                  *[z3.Implies(mk.d[k][j] > 0, y[k] <= y[i]) for k in range(n) if k != i])
+                           for j in range(m)]))
+    return cons
+
+
+def _dominant_shares(mk: Market, x: Sequence[Any], tag: str) -> tuple[list[Any], list[Any]]:
+    """``y_i = max_j x_i d_ij / R_j`` (just ``x_i`` when the dominant entry
+    is known to be 1 of a unit capacity)."""
+    if mk.unit and mk.dom is not None:
+        return list(x), []
+    y = [z3.Real(f"{tag}y{i}") for i in range(mk.n)]
+    cons = []
+    for i in range(mk.n):
+        cons += [y[i] * mk.R[j] >= x[i] * mk.d[i][j] for j in range(mk.m)]
+        cons.append(z3.Or([y[i] * mk.R[j] == x[i] * mk.d[i][j] for j in range(mk.m)]))
+    return y, cons
+
+
+def _aggregate_shares(mk: Market, x: Sequence[Any], tag: str) -> tuple[list[Any], list[Any]]:
+    """``y_i = sum_j x_i d_ij / R_j``."""
+    if mk.unit:
+        return [x[i] * z3.Sum(mk.d[i]) for i in range(mk.n)], []
+    inv = [z3.Real(f"{tag}inv{j}") for j in range(mk.m)]  # 1 / R_j
+    cons = [inv[j] * mk.R[j] == 1 for j in range(mk.m)]
+    return [x[i] * z3.Sum([mk.d[i][j] * inv[j] for j in range(mk.m)]) for i in range(mk.n)], cons
+
+
+def _filling(shares: Callable[[Market, Sequence[Any], str], tuple[list[Any], list[Any]]]
+             ) -> Callable[[Market, Sequence[Any], str], list[Any]]:
+    def formula(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
+        y, cons = shares(mk, x, tag)
+        return cons + bottleneck(mk, x, y)
+
+    formula.__doc__ = f"Progressive filling on shares given by {shares.__name__}."
+    return formula
+
+
+register_encoding("drf", "max")(_filling(_dominant_shares))
+register_encoding("asset", "sum")(_filling(_aggregate_shares))
+register_encoding("leximin-tasks", None)(_filling(lambda mk, x, tag: (list(x), [])))

@@ -1,0 +1,117 @@
+"""SMT encodings of fairness properties, negated: a formula that is
+satisfiable exactly when the policy violates the property on some instance
+of the given size and domain.
+
+Each module encodes one property (Ghodsi et al., NSDI 2011, Sections 3 and
+6; the definitions of :mod:`analyzer.properties`, unweighted and uncapped)
+and registers it with :func:`register_negation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from ..encodings import Encoding
+from ..registry import Registry
+from ..symbolic import Market, market
+
+
+@dataclass
+class Query:
+    """One satisfiability question.
+
+    Attributes
+    ----------
+    constraints : list
+        z3 constraints; satisfiable iff a counterexample exists in the case.
+    witness : dict
+        Terms whose model values describe the counterexample:
+        ``"demands"`` (n x m, capacities 1) and, by property, ``"report"``
+        (the liar's reported demand) or ``"capacity"`` (grown capacities).
+    """
+
+    constraints: list[Any]
+    witness: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Negation:
+    """A property's negation.
+
+    Attributes
+    ----------
+    name : str
+        Property name (``"strategy-proofness"``).
+    roles : callable
+        ``roles(n) -> (fixed, free)``: users the formula distinguishes and
+        interchangeable ones (for symmetry breaking).
+    extra_rows : int
+        Further demand rows with their own dominant resource (a report).
+    build : callable
+        ``build(encoding, n, m, domain, dom) -> Query``.
+    min_users : int
+        Smallest number of users the property speaks about.
+    resources : int or None
+        The only number of resources the property speaks about (``1`` for
+        single-resource fairness); it holds vacuously at other sizes.
+    """
+
+    name: str
+    roles: Callable[[int], tuple[list[int], list[int]]]
+    extra_rows: int
+    build: Callable[[Encoding, int, int, str, tuple[int, ...] | None], Query]
+    min_users: int = 1
+    resources: int | None = None
+
+
+_NEGATIONS: Registry[Negation] = Registry(__name__, __path__, "property")
+
+
+def register_negation(name: str, distinguished: int, extra_rows: int = 0, min_users: int = 1,
+                      last_distinguished: bool = False, resources: int | None = None) -> Callable[[Callable[..., Query]], Callable[..., Query]]:
+    """Decorator registering ``build`` as the negation of property ``name``.
+
+    The formula distinguishes users ``0 .. distinguished - 1`` (and the last
+    user when ``last_distinguished``, e.g. the one leaving); the others are
+    interchangeable.
+    """
+
+    def roles(n: int) -> tuple[list[int], list[int]]:
+        fixed = list(range(min(distinguished, n)))
+        if last_distinguished and n - 1 not in fixed:
+            fixed.append(n - 1)
+        return fixed, [i for i in range(n) if i not in fixed]
+
+    def deco(build: Callable[..., Query]) -> Callable[..., Query]:
+        _NEGATIONS.add(name, Negation(name, roles, extra_rows, build, min_users, resources))
+        return build
+
+    return deco
+
+
+def negations() -> dict[str, Negation]:
+    """Every registered negation by property name."""
+    return _NEGATIONS.all()
+
+
+def get_negation(prop: str) -> Negation:
+    """The negation of ``prop`` (:class:`~models.PolicyError` when there is none)."""
+    return _NEGATIONS.get(prop)
+
+
+def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None
+              ) -> tuple[Market, list[Any], list[Any]]:
+    """The symbolic instance (``R = 1``), its task variables ``x`` and the
+    constraints saying that ``x`` is the policy's allocation on it."""
+    mk, cons = market(n, m, domain, enc.normalise, dom)
+    x = [z3.Real(f"x{i}") for i in range(n)]
+    return mk, x, cons + enc.formula(mk, x, "a")
+
+
+def tasks(prefix: str, n: int) -> list[Any]:
+    """Task variables of a deviated instance."""
+    return [z3.Real(f"{prefix}{i}") for i in range(n)]

@@ -1,0 +1,19 @@
+"""Pareto efficiency, negated (Ghodsi et al., NSDI 2011, Section 3): for
+Leontief users without caps an allocation can be improved exactly when some
+user has slack on every resource it uses (the characterisation of
+:class:`analyzer.properties.pareto_efficiency.ParetoEfficiency`); by
+symmetry that user is user 0."""
+
+from __future__ import annotations
+
+import z3
+
+from ..encodings import Encoding
+from . import Query, allocated, register_negation
+
+
+@register_negation("pareto-efficiency", distinguished=1)
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
+    mk, x, cons = allocated(enc, n, m, domain, dom)
+    slack = [z3.Or(z3.Not(mk.uses(0, j)), mk.load(x, j) < mk.R[j]) for j in range(m)]
+    return Query(cons + slack, {"demands": mk.d})

@@ -1,0 +1,99 @@
+"""Results of the SMT prover: one per case of the split, one per proof."""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Case outcomes (z3's answers to "is there a counterexample in this case?").
+UNSAT, SAT, UNKNOWN = "unsat", "sat", "unknown"
+#: Proof outcomes.
+PROVED, COUNTEREXAMPLE, UNDECIDED = "proved", "counterexample", "unknown"
+
+
+@dataclass
+class CaseResult:
+    """One case of the split.
+
+    Attributes
+    ----------
+    label : str
+        The case, e.g. ``"dominant r0,r1; report r0"``.
+    status : {"unsat", "sat", "unknown"}
+        z3's answer: ``"unsat"`` proves the case.
+    seconds : float
+        Solver wall-clock time.
+    witness : dict or None
+        For ``"sat"``: the model's values (Fractions) of the query's
+        witness terms (see :class:`proofs.prover.properties.Query`).
+    reason : str
+        Why a case is ``"unknown"`` (timeout, z3's reason).
+    """
+
+    label: str
+    status: str
+    seconds: float
+    witness: dict[str, Any] | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"case": self.label, "status": self.status, "seconds": round(self.seconds, 3)}
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass
+class ProofResult:
+    """The verdict of :func:`analyzer.prove`.
+
+    Attributes
+    ----------
+    status : {"proved", "counterexample", "unknown"}
+        ``"proved"``: every case is unsatisfiable, so the property holds on
+        every instance of the encoded fragment (:attr:`assumptions`);
+        ``"counterexample"``: a case is satisfiable and its witness was
+        re-verified exactly (:attr:`counterexample`); ``"unknown"``
+        otherwise (:attr:`note` says why).
+    policy, property : str
+    users, resources : int
+    domain : str
+    counterexample : Violation or None
+        As :func:`analyzer.check` returns it, exactly re-verified.
+    cases : list of CaseResult
+        How the proof was split, each case's answer and time.
+    assumptions : dict
+        The encoded fragment: sizes, domain, weights, caps, setting, and
+        the normalisations used.
+    seconds : float
+        Wall-clock time of the whole proof.
+    note : str
+        Why the status is ``"unknown"``, or remarks.
+    """
+
+    status: str
+    policy: str
+    property: str
+    users: int
+    resources: int
+    domain: str
+    counterexample: Any = None
+    cases: list[CaseResult] = field(default_factory=list)
+    assumptions: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    note: str = ""
+
+    @builtins.property  # the field ``property`` shadows the builtin in this class body
+    def proved(self) -> bool:
+        return self.status == PROVED
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {
+            "status": self.status, "policy": self.policy, "property": self.property,
+            "users": self.users, "resources": self.resources, "domain": self.domain,
+            "seconds": round(self.seconds, 3), "note": self.note, "assumptions": self.assumptions,
+            "cases": [c.to_dict() for c in self.cases],
+            "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
+        }

@@ -1,0 +1,187 @@
+"""Symbolic instances for the SMT prover: demand matrices of z3 reals, the
+domain and normalisation constraints, and the case split on dominant
+resources.
+
+Normalisations (each stated where it is used, each exact):
+
+* **capacities 1.** Every encoded policy is invariant under scaling one
+  resource: multiplying ``R_j`` and every ``d_ij`` by ``c > 0`` leaves the
+  tasks unchanged (Ghodsi et al., NSDI 2011, Section 4: shares ``x_i d_ij /
+  R_j`` are unchanged), and so are the properties. A formula over ``R = 1``
+  therefore covers every capacity vector.
+* **one user's scale** (policies whose bundles do not depend on the size of
+  a task, :attr:`~proofs.prover.encodings.Encoding.normalise`): scaling
+  ``d_i`` by ``c`` divides ``x_i`` by ``c`` and leaves every bundle
+  ``x_i d_i`` unchanged; every encoded property compares bundles through
+  task counts of the same user, so the verdict is unchanged. ``"max"``
+  fixes ``max_j d_ij = 1`` (with a case split on the resource reaching it:
+  the dominant resource), ``"sum"`` fixes ``sum_j d_ij = 1``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+POSITIVE = "positive"
+ZEROS = "zeros"
+#: Demand domains: every entry ``> 0``, or ``>= 0`` with a positive entry per row.
+DOMAINS: tuple[str, ...] = (POSITIVE, ZEROS)
+
+
+@dataclass
+class Market:
+    """One symbolic instance: demands ``d`` (n x m z3 terms), capacities
+    ``R`` (m terms) and what is known about them.
+
+    Attributes
+    ----------
+    unit : bool
+        ``R_j = 1`` for every resource.
+    positive : bool
+        Every ``d_ij > 0`` is asserted.
+    dom : tuple of int or None
+        When set, row ``i`` has ``d[i][dom[i]] = 1 >= d[i][j]`` (max
+        normalisation with a known dominant resource).
+    """
+
+    d: list[list[Any]]
+    R: list[Any]
+    unit: bool
+    positive: bool
+    dom: tuple[int, ...] | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.d)
+
+    @property
+    def m(self) -> int:
+        return len(self.R)
+
+    def uses(self, i: int, j: int) -> Any:
+        """``d_ij > 0`` (``True`` in the positive domain)."""
+        return z3.BoolVal(True) if self.positive else self.d[i][j] > 0
+
+    def load(self, x: Sequence[Any], j: int) -> Any:
+        """``sum_i x_i d_ij``."""
+        return z3.Sum([x[i] * self.d[i][j] for i in range(self.n)])
+
+    def feasible(self, x: Sequence[Any]) -> list[Any]:
+        """``x >= 0`` and ``sum_i x_i d_ij <= R_j``."""
+        return [xi >= 0 for xi in x] + [self.load(x, j) <= self.R[j] for j in range(self.m)]
+
+    def saturated(self, x: Sequence[Any], j: int) -> Any:
+        return self.load(x, j) == self.R[j]
+
+    def without(self, r: int) -> Market:
+        """The instance with user ``r`` gone (same capacities)."""
+        keep = [i for i in range(self.n) if i != r]
+        dom = None if self.dom is None else tuple(self.dom[i] for i in keep)
+        return Market([self.d[i] for i in keep], self.R, self.unit, self.positive, dom)
+
+    def with_row(self, i: int, row: list[Any], dom: int | None) -> Market:
+        """The instance with row ``i`` replaced (a report)."""
+        d = [list(r) for r in self.d]
+        d[i] = row
+        doms = None if self.dom is None or dom is None else tuple(dom if k == i else v for k, v in enumerate(self.dom))
+        return Market(d, self.R, self.unit, self.positive, doms)
+
+    def with_capacity(self, R: list[Any]) -> Market:
+        return Market(self.d, R, False, self.positive, None)
+
+
+def demand_row(name: str, m: int, domain: str, normalise: str | None, dom: int | None) -> tuple[list[Any], list[Any]]:
+    """A row of demand terms and its constraints.
+
+    Parameters
+    ----------
+    name : str
+        Prefix of the variable names.
+    domain : {"positive", "zeros"}
+    normalise : {"max", "sum", None}
+        ``"max"`` needs ``dom``: the entry ``dom`` is the constant 1 and
+        the others are ``<= 1``.
+    """
+    row: list[Any] = [z3.RealVal(1) if j == dom and normalise == "max" else z3.Real(f"{name}_{j}") for j in range(m)]
+    cons: list[Any] = []
+    for j, v in enumerate(row):
+        if domain == POSITIVE:
+            cons.append(v > 0)
+        else:
+            cons.append(v >= 0)
+        if normalise == "max" and j != dom:
+            cons.append(v <= 1)
+    if domain == ZEROS:
+        cons.append(z3.Or([v > 0 for v in row]))
+    if normalise == "sum":
+        cons.append(z3.Sum(row) == 1)
+    return row, cons
+
+
+def market(n: int, m: int, domain: str, normalise: str | None, dom: tuple[int, ...] | None
+           ) -> tuple[Market, list[Any]]:
+    """A symbolic instance with ``R = 1`` and its constraints."""
+    rows, cons = [], []
+    for i in range(n):
+        row, c = demand_row(f"d{i}", m, domain, normalise, None if dom is None else dom[i])
+        rows.append(row)
+        cons += c
+    known = dom if normalise == "max" else None
+    return Market(rows, [z3.RealVal(1)] * m, True, domain == POSITIVE, known), cons
+
+
+@functools.lru_cache(maxsize=256)
+def dominant_cases(m: int, fixed: tuple[int, ...], free: tuple[int, ...], extra: int) -> list[tuple[int, ...]]:
+    """Dominant-resource assignments up to symmetry.
+
+    Rows are ``fixed`` users (distinguished by the property), ``free``
+    users (interchangeable) and ``extra`` further rows (e.g. a report),
+    listed in that order of positions ``fixed + free + extra``. Resources
+    are interchangeable (every domain and property is symmetric in them),
+    and so are the free users: each assignment is replaced by the least,
+    over resource permutations, of (fixed rows, sorted free rows, extra
+    rows); the distinct canonical forms are returned as tuples indexed by
+    row position (users by index, extras after ``n``).
+    """
+    n = len(fixed) + len(free)
+    out: set[tuple[int, ...]] = set()
+    perms = list(itertools.permutations(range(m)))
+    for head in itertools.product(range(m), repeat=len(fixed)):
+        for bag in itertools.combinations_with_replacement(range(m), len(free)):  # free users: a multiset
+            for tail in itertools.product(range(m), repeat=extra):
+                f, s, e = min((tuple(p[v] for v in head), tuple(sorted(p[v] for v in bag)), tuple(p[v] for v in tail))
+                              for p in perms)
+                dom = [0] * (n + extra)
+                for k, u in enumerate(fixed):
+                    dom[u] = f[k]
+                for k, u in enumerate(free):
+                    dom[u] = s[k]
+                for k in range(extra):
+                    dom[n + k] = e[k]
+                out.add(tuple(dom))
+    return sorted(out)
+
+
+def to_fraction(value: Any, digits: int = 40) -> Fraction:
+    """A z3 model value as a Fraction: exact for rationals, a decimal
+    approximation with ``digits`` digits for algebraic numbers (the caller
+    re-verifies exactly)."""
+    if z3.is_rational_value(value):
+        return Fraction(value.numerator_as_long(), value.denominator_as_long())
+    if z3.is_algebraic_value(value):
+        return to_fraction(value.approx(digits))
+    raise ValueError(f"not a numeral: {value}")
+
+
+def evaluate(model: Any, terms: Any) -> Any:
+    """Nested lists of terms evaluated in ``model`` as Fractions."""
+    if isinstance(terms, list | tuple):
+        return [evaluate(model, t) for t in terms]
+    return to_fraction(model.eval(terms, model_completion=True))
