@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -11,12 +12,22 @@ from models import Allocation, Instance, Policy, get_policy
 
 
 def as_instance(instance: Instance | Mapping[str, Any] | str | Path) -> Instance:
-    """An :class:`Instance` from an instance, a scenario dict or a file path."""
+    """An :class:`Instance` from an instance, a scenario dict or a file path.
+
+    Raises
+    ------
+    InstanceError
+        For anything else (``solve(42)``, ``solve(None)``), in one line.
+    """
     if isinstance(instance, Instance):
         return instance
     if isinstance(instance, Mapping):
         return Instance.from_dict(instance)
-    return Instance.load(instance)
+    if isinstance(instance, str | os.PathLike):
+        return Instance.load(instance)
+    from models import InstanceError
+
+    raise InstanceError(f"instance: must be an Instance, a scenario dict or a file path, got {type(instance).__name__}")
 
 
 def solve(instance: Instance | Mapping[str, Any] | str | Path, policy: str | Policy = "drf", exact: bool = False) -> Allocation:

@@ -32,6 +32,7 @@ import numpy as np
 
 from models import Allocation, Instance, Policy, PolicyError, UserMap
 from models.allocation import exact_str, put_exact
+from models.display import html_table, short_repr
 from models.discrete import DiscreteFill, DiscretePolicy, fill, get_discrete_policy
 
 from .api import as_instance, solve
@@ -152,6 +153,33 @@ class DiscreteResult:
         D = f.data.demands[self.pending]
         return sum(1 for k in range(f.free.shape[0])
                    if np.any(f.free[k] > 0) and not np.any(np.all(D <= f.free[k], axis=1)))
+
+    # ------------------------------------------------------------ notebooks
+    def __repr__(self) -> str:
+        inst = self.instance
+        fields: dict[str, Any] = {"policy": self.policy, "users": inst.n, "machines": self.fill.data.machines.shape[0],
+                                  "decisions": self.fill.decisions}
+        if inst.n <= 8:
+            fields["tasks"] = dict(self.tasks.items())
+        return short_repr("DiscreteResult", **fields)
+
+    def _repr_html_(self) -> str:
+        """Tasks and dominant share per user (continuous columns are in
+        :func:`compare`)."""
+        a = self.allocation
+        rows = [[u, int(self.fill.tasks[i]), float(a.dominant_shares[i])]
+                for i, u in zip(range(min(self.instance.n, 1000)), self.instance.users, strict=False)]
+        util = ", ".join(f"{r} {float(v):.3g}" for r, v in zip(self.instance.resources, self.utilization, strict=True))
+        return html_table(["user", "tasks", "dominant share"], rows,
+                          f"{self.policy}: discrete progressive filling (utilization {util})")
+
+    def to_pandas(self) -> Any:
+        """A tidy ``pandas.DataFrame``: one row per user x resource, like
+        :meth:`models.Allocation.to_pandas` (whole tasks), plus ``mode``
+        ``"discrete"``."""
+        frame = self.allocation.to_pandas()
+        frame.insert(1, "mode", "discrete")
+        return frame
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (exact numbers as ``"p/q"`` strings)."""

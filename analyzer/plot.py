@@ -10,8 +10,11 @@ discrete run (``analyzer.discrete.progressive_filling``, the paper's
 Algorithm 1, Section 6.2) each resource gets two bars side by side, the
 continuous allocation (plain) and the discrete one (hatched).
 
-matplotlib is imported inside :func:`plot_allocations`, with the ``Agg``
-backend (no display needed), so that importing this module stays cheap.
+:func:`plot_allocations` returns the matplotlib ``Figure`` (a notebook
+shows it; ``ax=`` draws into a subplot of a paper's figure) and writes a
+file only when given a path. matplotlib is imported inside it, and no
+backend is switched: the figure is built without pyplot, so it needs no
+display and leaves a notebook's backend alone.
 """
 
 from __future__ import annotations
@@ -25,15 +28,24 @@ import numpy as np
 
 from models import Allocation, Instance
 
-#: Output formats, by file extension (lower case, without the dot).
-PLOT_FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
-#: Users beyond this number are drawn but not listed in the legend.
+#: Output formats, by file extension (lower case, without the dot); JPEG
+#: needs Pillow, which matplotlib normally brings along.
+PLOT_FORMATS: tuple[str, ...] = ("png", "svg", "pdf", "jpg", "jpeg")
+#: Up to this many users, a legend lists every user; beyond it a colour bar
+#: maps the users (in order) to their colours.
 LEGEND_MAX_USERS: int = 20
 #: Above this many bar segments in a panel, stacked step areas (shares)
 #: and markers (dominant shares) are drawn instead of bars (speed).
 BAR_MAX_CELLS: int = 400
 #: Resources beyond this number are drawn without tick labels.
 TICK_MAX_RESOURCES: int = 30
+#: Head room above the tallest bar, as a fraction of its height.
+HEADROOM: float = 0.12
+#: A value label is written only on a segment at least this fraction of the
+#: axis high (smaller ones would be unreadable).
+LABEL_MIN_FRACTION: float = 0.04
+#: Resolution of raster output (png, jpg) unless ``dpi`` is given.
+DEFAULT_DPI: int = 100
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,11 @@ def plot_format(path: str | Path) -> str:
         shown = f"'.{ext}'" if ext else "no extension"
         raise ValueError(f"{path}: unsupported image format ({shown}); use one of "
                          + ", ".join("." + f for f in PLOT_FORMATS))
+    if ext in ("jpg", "jpeg"):
+        try:
+            import PIL  # noqa: F401 -- matplotlib writes JPEG through Pillow
+        except ImportError:
+            raise ValueError(f"{path}: JPEG output needs Pillow: pip install pillow") from None
     return ext
 
 
@@ -107,82 +124,196 @@ def series(alloc: Allocation, discrete_tasks: Sequence[Any] | None = None) -> Pl
                       ds, ds.max(axis=1))
 
 
-def plot_allocations(instance: Instance, data: Sequence[PlotSeries], path: str | Path, title: str | None = None) -> Path:
-    """Draw the figure and write it to ``path`` (format from the extension).
+def plot_allocations(instance: Instance, data: Sequence[PlotSeries | Allocation], path: str | Path | None = None,
+                     *, ax: Any = None, title: str | None = None, dominant: bool = True, value_labels: bool = False,
+                     figsize: tuple[float, float] | None = None, dpi: float | None = None,
+                     style: str | None = None) -> Any:
+    """Draw each policy's shares per resource (Ghodsi et al., NSDI 2011,
+    Figures 3 and 4: one stacked bar per resource, one segment per user)
+    and, below, the dominant shares; return the matplotlib ``Figure``.
 
     Parameters
     ----------
     instance : Instance
         The scenario (resource and user names).
-    data : sequence of PlotSeries
+    data : sequence of PlotSeries or Allocation
         One entry per policy, in panel order.
-    path : str or Path
-        Output file, ``.png``, ``.svg`` or ``.pdf``.
+    path : str or Path, optional
+        When given, the figure is also written there (format from the
+        extension: png, svg, pdf, jpg). Nothing is written otherwise.
+    ax : matplotlib Axes, optional
+        Draw into this axes (e.g. a subplot of a paper's figure) instead of
+        a new figure: the policies side by side, each a group of stacked
+        bars, without the dominant-share panel.
     title : str, optional
         Figure title (default: the scenario's name, if any).
+    dominant : bool
+        Draw the dominant-share panel (new figures only).
+    value_labels : bool
+        Write each share on its bar segment (where the segment is tall
+        enough to hold it).
+    figsize : (float, float), optional
+        Width and height in inches (default: from the number of policies
+        and resources).
+    dpi : float, optional
+        Resolution of raster output (default :data:`DEFAULT_DPI`).
+    style : str, optional
+        A matplotlib style (``"seaborn-v0_8-paper"``, ``"grayscale"``, ...).
 
     Returns
     -------
-    Path
-        The file written.
+    matplotlib.figure.Figure
 
     Raises
     ------
     ValueError
-        For an unsupported extension or an empty ``data``.
+        For an unsupported extension, an unknown style or an empty ``data``.
     OSError
         When the file cannot be written.
     """
-    fmt = plot_format(path)
+    fmt = plot_format(path) if path is not None else None
     if not data:
         raise ValueError("nothing to plot: no policy given")
-    import matplotlib
+    data = [series(d) if isinstance(d, Allocation) else d for d in data]
+    return render_figure(lambda: _draw(instance, data, ax, title, dominant, value_labels, figsize), path, fmt, dpi,
+                         style)
 
-    matplotlib.use("Agg", force=True)
-    from matplotlib.figure import Figure
-    from matplotlib.patches import Patch
 
+def render_figure(draw: Any, path: str | Path | None, fmt: str | None, dpi: float | None, style: str | None) -> Any:
+    """``draw()`` under matplotlib ``style``, the figure written to ``path``
+    (format ``fmt``) when given; returns the figure. Shared by every plot
+    function of fairalloc."""
+    import matplotlib.style
+
+    check_style(style)
+    with matplotlib.style.context(style or {}):
+        fig = draw()
+        if path is not None:
+            fig.savefig(Path(path), format=fmt, dpi=dpi or DEFAULT_DPI)
+    return fig
+
+
+def check_style(style: str | None) -> None:
+    """Raise ValueError (with a hint) for a style matplotlib does not have."""
+    if style is None:
+        return
+    import matplotlib.style
+
+    if style not in matplotlib.style.available:
+        from models.errors import did_you_mean
+
+        raise ValueError(f"unknown matplotlib style {style!r}{did_you_mean(style, matplotlib.style.available)} "
+                         f"(available: {', '.join(sorted(matplotlib.style.available))})")
+
+
+def _draw(instance: Instance, data: list[PlotSeries], ax: Any, title: str | None, dominant: bool,
+          value_labels: bool, figsize: tuple[float, float] | None) -> Any:
+    """The figure (or ``ax``'s figure) with everything drawn."""
     n, m = instance.n, instance.m
-    colors = _user_colors(n)
+    colors = user_colors(n)
+    top = axis_top(max(float(np.max(s.shares.sum(axis=0), initial=0.0)) for s in data))
+    if ax is not None:
+        fig = ax.figure
+        _one_axes(ax, instance, data, colors, top, value_labels)
+        users_key(fig, instance.users, colors, ax, _has_discrete(data))
+        return fig
+    from matplotlib.figure import Figure
+
     k = len(data)
     panel_w = min(2.0 + 0.45 * m * (2 if _has_discrete(data) else 1), 8.0)
-    fig = Figure(figsize=(min(panel_w * k + 1.5, 24.0), 6.6), layout="constrained")
-    mosaic = [[f"p{j}" for j in range(k)], ["dom"] * k]
-    named = fig.subplot_mosaic(mosaic, height_ratios=[1.3, 1.0])
-    axes = [named[f"p{j}"] for j in range(k)] + [named["dom"]]
+    fig = Figure(figsize=figsize or (min(panel_w * k + 1.5, 24.0), 6.6 if dominant else 4.0), layout="constrained")
+    mosaic = [[f"p{j}" for j in range(k)]] + ([["dom"] * k] if dominant else [])
+    named = fig.subplot_mosaic(mosaic, height_ratios=[1.3, 1.0] if dominant else [1.0])
+    axes = [named[f"p{j}"] for j in range(k)]
     pos = np.arange(m, dtype=float)
-    for ax, s in zip(axes, data, strict=False):
+    for a, s in zip(axes, data, strict=True):
         if s.discrete_shares is None:
-            _stacked(ax, pos, s.shares, colors, 0.6, hatch=None)
+            _stacked(a, pos, s.shares, colors, 0.6, None, value_labels)
         else:
-            _stacked(ax, pos - 0.2, s.shares, colors, 0.38, hatch=None)
-            _stacked(ax, pos + 0.2, s.discrete_shares, colors, 0.38, hatch="//")
-        ax.set_title(f"{s.policy}: shares per resource", fontsize=10)
-        if ax is axes[0]:
-            ax.set_ylabel("share of capacity")
-        ax.set_ylim(0, 1.05)
-        ax.axhline(1.0, color="0.4", lw=0.8, ls=":")
-        _resource_ticks(ax, pos, instance.resources)
-    _dominant_panel(axes[-1], data, colors)
-    handles = [Patch(facecolor=colors[i], label=u) for i, u in enumerate(instance.users[:LEGEND_MAX_USERS])]
-    if n > LEGEND_MAX_USERS:
-        handles.append(Patch(facecolor="white", label=f"... {n - LEGEND_MAX_USERS} more users"))
-    if _has_discrete(data):
-        handles.append(Patch(facecolor="white", edgecolor="black", hatch="//", label="discrete"))
-    fig.legend(handles=handles, loc="outside right upper", fontsize=8, title="user")
+            _stacked(a, pos - 0.2, s.shares, colors, 0.38, None, value_labels)
+            _stacked(a, pos + 0.2, s.discrete_shares, colors, 0.38, "//", value_labels)
+        a.set_title(f"{s.policy}: shares per resource", fontsize=10)
+        if a is axes[0]:
+            a.set_ylabel("share of capacity")
+        _share_axis(a, top)
+        _resource_ticks(a, pos, instance.resources)
+    if dominant:
+        _dominant_panel(named["dom"], data, colors, value_labels)
+    users_key(fig, instance.users, colors, None, _has_discrete(data))
     heading = title if title is not None else instance.name
     if heading:
         fig.suptitle(heading)
-    out = Path(path)
-    fig.savefig(out, format=fmt, dpi=100)
-    return out
+    return fig
+
+
+def axis_top(tallest: float) -> float:
+    """The upper y limit: the data plus head room, never above 1.05 (the
+    whole resource) nor so low that nothing shows."""
+    return min(1.05, max(tallest * (1 + HEADROOM), 1e-12)) if tallest > 0 else 1.05
+
+
+def _share_axis(ax: Any, top: float) -> None:
+    ax.set_ylim(0, top)
+    if top >= 1.0:
+        ax.axhline(1.0, color="0.4", lw=0.8, ls=":")
+
+
+def _one_axes(ax: Any, instance: Instance, data: list[PlotSeries], colors: list[Any], top: float,
+              value_labels: bool) -> None:
+    """All policies in one axes: per policy, a group of stacked bars, one
+    per resource (the panels of Figure 4 side by side)."""
+    m = instance.m
+    step = m + 1.0
+    ticks, labels = [], []
+    for g, s in enumerate(data):
+        pos = g * step + np.arange(m, dtype=float)
+        shares = s.shares if s.discrete_shares is None else s.discrete_shares
+        _stacked(ax, pos, shares, colors, 0.8, None if s.discrete_shares is None else "//", value_labels)
+        ticks += list(pos)
+        labels += list(instance.resources)
+        ax.annotate(s.policy, xy=(float(pos.mean()), 0), xycoords=("data", "axes fraction"), xytext=(0, -24),
+                    textcoords="offset points", ha="center", va="top", fontsize=9)
+    if m * len(data) <= TICK_MAX_RESOURCES:
+        ax.set_xticks(ticks, labels, fontsize=8)
+    else:
+        ax.set_xticks([])
+    ax.set_ylabel("share of capacity")
+    _share_axis(ax, top)
+
+
+def users_key(fig: Any, users: Sequence[str], colors: list[Any], ax: Any = None, hatched: bool = False) -> None:
+    """Which colour is which user: a legend up to :data:`LEGEND_MAX_USERS`
+    users, a colour bar over the users in order beyond (beside ``ax``, or
+    the whole figure); ``hatched`` adds the key of discrete (hatched) bars."""
+    from matplotlib.patches import Patch
+
+    n = len(users)
+    extra = [Patch(facecolor="white", edgecolor="black", hatch="//", label="discrete")] if hatched else []
+    if n <= LEGEND_MAX_USERS:
+        handles = [Patch(facecolor=colors[i], label=u) for i, u in enumerate(users)] + extra
+        if ax is not None:
+            ax.legend(handles=handles, fontsize=8, title="user", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        else:
+            fig.legend(handles=handles, loc="outside right upper", fontsize=8, title="user")
+        return
+    import matplotlib
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import BoundaryNorm
+
+    cmap = matplotlib.colors.ListedColormap(colors)
+    norm = BoundaryNorm(np.arange(n + 1) - 0.5, n)
+    where = {"ax": ax} if ax is not None else {"ax": fig.axes, "location": "right"}
+    bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), **where, fraction=0.04, pad=0.02)
+    shown = np.unique(np.linspace(0, n - 1, min(n, 12)).round().astype(int))
+    bar.set_ticks(shown, labels=[users[i] for i in shown], fontsize=7)
+    bar.set_label(f"user ({n}, in order)" + ("; hatched: discrete" if extra else ""))
 
 
 def _has_discrete(data: Sequence[PlotSeries]) -> bool:
     return any(s.discrete_shares is not None for s in data)
 
 
-def _user_colors(n: int) -> list[Any]:
+def user_colors(n: int) -> list[Any]:
     import matplotlib
 
     cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20" if n <= 20 else "viridis"]
@@ -191,15 +322,22 @@ def _user_colors(n: int) -> list[Any]:
     return [cmap(v) for v in np.linspace(0.0, 1.0, n)]
 
 
-def _stacked(ax: Any, pos: np.ndarray, shares: np.ndarray, colors: list[Any], width: float, hatch: str | None) -> None:
-    """One stacked bar per resource, one segment per user; above
-    :data:`BAR_MAX_CELLS` segments, one stacked step area per user instead
-    (the same picture, drawn in ``n`` polygons rather than ``n * m`` bars)."""
+def _stacked(ax: Any, pos: np.ndarray, shares: np.ndarray, colors: list[Any], width: float, hatch: str | None,
+             value_labels: bool = False) -> None:
+    """One stacked bar per resource, one segment per user (labelled with its
+    share when asked and tall enough); above :data:`BAR_MAX_CELLS` segments,
+    one stacked step area per user instead (the same picture, drawn in ``n``
+    polygons rather than ``n * m`` bars)."""
     edge = "white" if hatch is None else "black"
     bottom = np.zeros(shares.shape[1])
     if shares.size <= BAR_MAX_CELLS:
+        tall = LABEL_MIN_FRACTION * max(float(np.max(shares.sum(axis=0), initial=0.0)), 1e-12)
         for i in range(shares.shape[0]):
-            ax.bar(pos, shares[i], width, bottom=bottom, color=colors[i], edgecolor=edge, linewidth=0.5, hatch=hatch)
+            bars = ax.bar(pos, shares[i], width, bottom=bottom, color=colors[i], edgecolor=edge, linewidth=0.5,
+                          hatch=hatch)
+            if value_labels:
+                ax.bar_label(bars, labels=[f"{v:.3g}" if v >= tall else "" for v in shares[i]], label_type="center",
+                             fontsize=7)
             bottom = bottom + shares[i]
         return
     xs = np.column_stack([pos - width / 2, pos + width / 2]).ravel()
@@ -217,7 +355,7 @@ def _resource_ticks(ax: Any, pos: np.ndarray, names: Sequence[str]) -> None:
         ax.set_xlabel(f"{len(names)} resources (in column order)")
 
 
-def _dominant_panel(ax: Any, data: Sequence[PlotSeries], colors: list[Any]) -> None:
+def _dominant_panel(ax: Any, data: Sequence[PlotSeries], colors: list[Any], value_labels: bool = False) -> None:
     """Grouped bars: one group per policy, one bar per user (and, for a
     discrete run, the discrete dominant share hatched beside it)."""
     n = len(colors)
@@ -233,17 +371,22 @@ def _dominant_panel(ax: Any, data: Sequence[PlotSeries], colors: list[Any]) -> N
                 ax.scatter(g + offsets + slot, s.discrete_dominant, c=colors, s=8, marker="x")
     else:
         for i in range(n):
-            ax.bar(groups + offsets[i], [s.dominant[i] for s in data], slot, color=colors[i], edgecolor="white",
-                   linewidth=0.3)
+            bars = ax.bar(groups + offsets[i], [s.dominant[i] for s in data], slot, color=colors[i],
+                          edgecolor="white", linewidth=0.3)
+            if value_labels and n * len(data) <= 3 * LEGEND_MAX_USERS:
+                ax.bar_label(bars, fmt="%.3g", fontsize=7)
             if per == 2:
                 vals = [np.nan if s.discrete_dominant is None else s.discrete_dominant[i] for s in data]
                 ax.bar(groups + offsets[i] + slot, vals, slot, color=colors[i], edgecolor="black", linewidth=0.3,
                        hatch="//")
     ax.set_xticks(groups, [s.policy for s in data], fontsize=9)
-    ax.set_ylim(0, 1.05)
+    tallest = max(float(np.nanmax(np.concatenate([s.dominant, s.discrete_dominant if s.discrete_dominant is not None
+                                                   else s.dominant]), initial=0.0)) for s in data)
+    _share_axis(ax, axis_top(tallest))
     ax.set_ylabel("dominant share")
     legend = ("(o: continuous, x: discrete)" if markers else "(plain: continuous, hatched: discrete)") if per == 2 else ""
     ax.set_title(f"dominant share per user {legend}".strip(), fontsize=10)
 
 
-__all__ = ["PLOT_FORMATS", "PlotSeries", "discrete_shares", "plot_allocations", "plot_format", "series"]
+__all__ = ["PLOT_FORMATS", "PlotSeries", "check_style", "discrete_shares", "plot_allocations", "plot_format",
+           "render_figure", "series", "user_colors", "users_key"]

@@ -18,6 +18,9 @@ from models import Policy, PolicyError, available
 from models import policy as _policy_registry
 
 _LOADED: dict[Path, list[str]] = {}
+#: Module name and source each loaded file was imported under and from
+#: (workers of a Dask cluster import the same source under the same name).
+_MODULES: dict[Path, tuple[str, str]] = {}
 
 
 def load_policy_file(path: str | Path) -> list[str]:
@@ -79,12 +82,50 @@ def load_policy_file(path: str | Path) -> list[str]:
         _restore(before, mod_name)
         raise PolicyError(f"{p}: defines no policy (decorate a {Policy.__name__} subclass with @register)")
     _LOADED[key] = names
+    try:
+        _MODULES[key] = (mod_name, p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):  # imported, but not shippable to a cluster: local runs still work
+        pass
     return list(names)
+
+
+def loaded_policy_sources() -> list[tuple[str, str, str]]:
+    """``(module name, file name, source)`` of every policy file loaded in
+    this process, for workers that must know the same policies (see
+    :mod:`analyzer.search.dask_backend`)."""
+    return [(_MODULES[key][0], str(key), _MODULES[key][1]) for key in _LOADED if key in _MODULES]
+
+
+def install_policy_sources(sources: list[tuple[str, str, str]]) -> None:
+    """:func:`install_policy_source` for each ``(module name, file name,
+    source)`` (run on a Dask scheduler, which unpickles the tasks too)."""
+    for mod_name, filename, source in sources:
+        install_policy_source(mod_name, filename, source)
+
+
+def install_policy_source(mod_name: str, filename: str, source: str) -> None:
+    """Import a policy file's ``source`` as module ``mod_name`` unless a
+    module of that name is loaded already (on a Dask worker, whose file
+    system may not hold the file): its ``@register`` decorators register
+    the policies there, and pickled policy objects find their classes."""
+    if mod_name in sys.modules:
+        return
+    import types
+
+    module = types.ModuleType(mod_name)
+    module.__file__ = filename
+    sys.modules[mod_name] = module
+    try:
+        exec(compile(source, filename, "exec"), module.__dict__)  # noqa: S102 -- the user's own policy file
+    except BaseException:
+        sys.modules.pop(mod_name, None)
+        raise
 
 
 def forget_policy_file(path: str | Path) -> None:
     """Unregister the policies loaded from ``path`` (tests, notebooks)."""
     key = Path(path).resolve()
+    _MODULES.pop(key, None)
     for name in _LOADED.pop(key, []):
         _policy_registry._REGISTRY.pop(name, None)
 
@@ -105,4 +146,5 @@ def _user_line(exc: BaseException, path: Path) -> str:
     return line
 
 
-__all__ = ["forget_policy_file", "load_policy_file"]
+__all__ = ["forget_policy_file", "install_policy_source", "install_policy_sources", "load_policy_file",
+           "loaded_policy_sources"]

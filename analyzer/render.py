@@ -19,6 +19,11 @@ from typing import Any
 
 FORMATS: tuple[str, ...] = ("text", "md", "latex", "csv", "json")
 
+#: An exact number longer than this many characters is shown abbreviated in
+#: text, Markdown and LaTeX (its float and the length of the exact form);
+#: CSV and JSON keep the full value.
+MAX_EXACT_CHARS: int = 40
+
 
 @dataclass
 class Table:
@@ -37,9 +42,10 @@ def fmt_number(value: Any, exact: bool = False) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, Fraction):
-        if value.denominator == 1:
+        if value.denominator == 1 and len(str(value.numerator)) <= MAX_EXACT_CHARS:
             return str(value.numerator)
-        return f"{value.numerator}/{value.denominator} ({float(value):.6g})"
+        text = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+        return _long_exact(text, value) if len(text) > MAX_EXACT_CHARS else f"{text} ({float(value):.6g})"
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
@@ -50,16 +56,78 @@ def fmt_number(value: Any, exact: bool = False) -> str:
     try:
         is_rational = bool(getattr(value, "is_Rational", False))
         text = str(value)
+        if len(text) > MAX_EXACT_CHARS:
+            return _long_exact(text, value)
         return text if is_rational and "/" not in text else f"{text} ({float(value):.6g})"
     except (TypeError, ValueError):
         return str(value)
 
 
+def _long_exact(text: str, value: Any) -> str:
+    """An exact number too long to read: its float and how long it is.
+
+    >>> from fractions import Fraction
+    >>> _long_exact("1" * 50 + "/3", Fraction(int("1" * 50), 3))
+    '3.7037e+48 (exact: 52 characters; full value in --format json)'
+    """
+    try:
+        approx = f"{float(value):.6g}"
+    except OverflowError:
+        approx = "too large for a float"
+    return f"{approx} (exact: {len(text)} characters; full value in --format json)"
+
+
+#: Characters LaTeX treats specially, and how to write them in text.
+_LATEX_SPECIAL: dict[int, str] = str.maketrans({
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"})
+
+
 def _latex_escape(text: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}")):
-        text = text.replace(a, b)
-    return text
+    r"""``text`` safe in LaTeX text mode (one pass, so an inserted
+    ``\textbackslash{}`` is not escaped again; ``<``/``>`` would print as
+    ``¡``/``¿`` in the default font encoding).
+
+    >>> print(_latex_escape("R=<1, 1> & 50% a_b \\x{}"))
+    R=\textless{}1, 1\textgreater{} \& 50\% a\_b \textbackslash{}x\{\}
+    """
+    return text.translate(_LATEX_SPECIAL)
+
+
+def latex_table(title: str, headers: list[str], rows: list[list[str]], notes: list[str] | None = None,
+                raw: bool = False) -> str:
+    r"""A LaTeX ``table`` with booktabs rules (``\usepackage{booktabs}``)
+    and the notes set in small type under the tabular, where a reader of
+    the paper sees them (not as ``%`` comments). ``raw`` cells are LaTeX
+    already (not escaped).
+
+    Examples
+    --------
+    >>> print(latex_table("T", ["a", "b_c"], [["1", "50%"]], ["a note"]))
+    % needs \usepackage{booktabs}
+    \begin{table}[ht]
+    \centering
+    \caption{T}
+    \begin{tabular}{ll}
+    \toprule
+    a & b\_c \\
+    \midrule
+    1 & 50\% \\
+    \bottomrule
+    \end{tabular}
+    \par\smallskip{\footnotesize a note\par}
+    \end{table}
+    """
+    cell = (lambda c: c) if raw else _latex_escape
+    body = [r"% needs \usepackage{booktabs}", r"\begin{table}[ht]", r"\centering", f"\\caption{{{_latex_escape(title)}}}",
+            f"\\begin{{tabular}}{{{'l' * len(headers)}}}", r"\toprule",
+            " & ".join(_latex_escape(h) for h in headers) + r" \\", r"\midrule"]
+    body += [" & ".join(cell(c) for c in row) + r" \\" for row in rows]
+    body += [r"\bottomrule", r"\end{tabular}"]
+    if notes:
+        body.append(r"\par\smallskip{\footnotesize " + r"\par ".join(cell(n) for n in notes) + r"\par}")
+    body.append(r"\end{table}")
+    return "\n".join(body)
 
 
 def render_tables(tables: list[Table], fmt: str, notes: list[str] | None = None) -> str:
@@ -85,20 +153,12 @@ def render_tables(tables: list[Table], fmt: str, notes: list[str] | None = None)
             out.append(f"### {t.title}\n")
             out.append(_github_grid(rows, t.headers))
         elif fmt == "latex":
-            cols = "l" * len(t.headers)
-            body = [r"\begin{table}[ht]", r"\centering", f"\\caption{{{_latex_escape(t.title)}}}",
-                    f"\\begin{{tabular}}{{{cols}}}", r"\hline",
-                    " & ".join(_latex_escape(h) for h in t.headers) + r" \\", r"\hline"]
-            body += [" & ".join(_latex_escape(c) for c in row) + r" \\" for row in rows]
-            body += [r"\hline", r"\end{tabular}", r"\end{table}"]
-            out.append("\n".join(body))
+            out.append(latex_table(t.title, t.headers, rows, notes if t is tables[-1] else []))
         else:
             raise ValueError(f"unknown format {fmt!r}")
         out.append("")
-    for note in notes:
-        if fmt == "latex":
-            out.append(f"% note: {note}")
-        elif fmt == "md":
+    for note in notes if fmt != "latex" else []:  # LaTeX: notes under the last table
+        if fmt == "md":
             out.append(f"> note: {note}")
         else:
             out.append(f"note: {note}")
@@ -138,6 +198,16 @@ def _github_grid(rows: list[list[str]], headers: list[str]) -> str:
     rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
     body = ["| " + " | ".join(_pad(c, w) for c, w in zip(line, widths, strict=False)) + " |" for line in [headers, *rows]]
     return "\n".join([body[0], rule, *body[1:]])
+
+
+def csv_table(columns: list[str], rows: list[list[Any]]) -> str:
+    """One CSV table with a header row (``pandas.read_csv`` reads it);
+    floats in full precision, ``None`` as an empty field."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([[_csv_cell(c) for c in row] for row in rows])
+    return buf.getvalue()
 
 
 def _csv_cell(c: Any) -> Any:

@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from models import Policy, get_policy
+from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
 from .properties.base import CONTINUOUS, Property, available_properties
-from .render import Table, _latex_escape, render_tables, to_json
+from .render import Table, _latex_escape, latex_table, render_tables, to_json
 from .search.classes import InstanceClass
-from .search.engine import Cell, SearchResult, cell_key, make_cell, run_cell
+from .search.engine import RECORD_COLUMNS, Cell, SearchResult, cell_key, make_cell, run_cell
 from .search.pool import resolve_workers, warm_up, worker_pool
 from .search.stream import Recorder, open_stream, read_records
 
@@ -40,6 +41,8 @@ PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy
 DEFAULT_BUDGET: int = 10_000
 #: Symbols of the three cell states.
 HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
+#: ✓ in LaTeX: ``$\surd$`` needs no package; ``\checkmark`` needs amssymb.
+CHECKMARKS: dict[str, str] = {"surd": r"$\surd$", "amssymb": r"\checkmark"}
 #: Suffix of a ✗ whose counterexample is confirmed numerically only.
 NUMERIC = "(numeric)"
 #: Suffix of a ✓ proved by the SMT prover at every size asked for.
@@ -146,11 +149,34 @@ class PropertyTable:
         """Markdown table; each cell shows its evidence."""
         return render_tables([self._grid(True)], "md")
 
-    def to_latex(self) -> str:
-        """LaTeX table of ✓/✗ (as ``\\checkmark``/``$\\times$``), evidence in
-        comments."""
-        text = render_tables([self._grid(False)], "latex", self.notes())
-        return text.replace(_latex_escape(HOLDS), r"\checkmark").replace(_latex_escape(VIOLATED), r"$\times$")
+    def to_latex(self, checkmark: str = "surd") -> str:
+        r"""LaTeX table (booktabs rules) of ✓/✗ that compiles without extra
+        symbol packages: ✓ is ``$\surd$`` and ✗ ``$\times$`` (plain LaTeX);
+        ``checkmark="amssymb"`` writes ✓ as ``\checkmark`` instead (then
+        ``\usepackage{amssymb}``). Each ✗ carries a note number; its
+        counterexample is that note, set under the table.
+        """
+        if checkmark not in CHECKMARKS:
+            raise ValueError(f"checkmark must be one of {', '.join(CHECKMARKS)}, got {checkmark!r}")
+        symbols = {HOLDS: CHECKMARKS[checkmark], PENDING: r"\dots", VIOLATED: r"$\times$"}
+        notes: list[str] = []
+        rows = []
+        for q in self.properties:
+            row = [_latex_escape(q)]
+            for p in self.policies:
+                text, r = self.cell_text(p, q), self.get(p, q)
+                if r is not None and r.counterexample is not None:
+                    notes.append(f"$^{{{len(notes) + 1}}}$ " + _latex_escape(f"{p}, {q}: {r.counterexample.one_line()}"))
+                    rest = text.removeprefix(VIOLATED)
+                    row.append(f"$\\times^{{{len(notes)}}}${_latex_escape(rest)}")
+                else:
+                    row.append(symbols.get(text, _latex_escape(text)))
+            rows.append(row)
+        held = [r for r in self.cells.values() if r.holds]
+        if held:
+            counts = sorted({f"{r.instances} instances of class {r.instance_class.name}" for r in held})
+            notes.append(f"{CHECKMARKS[checkmark]}: no counterexample in " + _latex_escape("; ".join(counts)))
+        return latex_table(self.title, ["property", *self.policies], rows, notes, raw=True) + "\n"
 
     def to_csv(self) -> str:
         """One row per cell: policy, property, holds, instances, class, seed,
@@ -200,6 +226,31 @@ class PropertyTable:
     def __str__(self) -> str:
         return self.to_text()
 
+    # ------------------------------------------------------------ notebooks
+    def __repr__(self) -> str:
+        done = sum(1 for p in self.policies for q in self.properties if self.get(p, q) is not None)
+        violated = sum(1 for r in self.cells.values() if r.holds is False)
+        return short_repr("PropertyTable", policies=self.policies, properties=len(self.properties),
+                          cells=f"{done}/{len(self.policies) * len(self.properties)}", violated=violated,
+                          interrupted=self.interrupted)
+
+    def _repr_html_(self) -> str:
+        """The ✓/✗ grid (:meth:`to_pandas` has the evidence of every cell)."""
+        grid = self._grid(False)
+        return html_table(grid.headers, grid.rows, grid.title)
+
+    def to_pandas(self) -> Any:
+        """A tidy ``pandas.DataFrame``: one row per policy x property (the
+        columns of :data:`~analyzer.search.engine.RECORD_COLUMNS`; a cell not
+        searched has ``holds`` None and no instances)."""
+        rows = []
+        for q in self.properties:
+            for p in self.policies:
+                r = self.get(p, q)
+                rows.append(r.record() if r is not None else
+                            [p, q, None, 0, *([None] * (len(RECORD_COLUMNS) - 4))])
+        return to_frame(RECORD_COLUMNS, rows, "PropertyTable.to_pandas()")
+
 
 def _run_one(cell: Cell, recorder: Recorder, resume: dict[str, Any] | None) -> SearchResult:
     result = run_cell(cell, recorder, resume)
@@ -217,7 +268,7 @@ class TableRun:
     def __init__(self, policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
                  budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                  mode: str = CONTINUOUS, out: str | None = None, resume: bool = False, workers: int | None = None,
-                 on_cell: Callable[[SearchResult], None] | None = None, scheduler: str | None = None) -> None:
+                 on_cell: Callable[[SearchResult], None] | None = None, scheduler: Any = None) -> None:
         props = list(properties) if properties is not None else default_properties()
         self.cells = [make_cell(p, q, budget, seed, instance_class, mode) for q in props for p in policies]
         pols = list(dict.fromkeys(c.policy.label for c in self.cells))
@@ -290,7 +341,7 @@ def _star_run_one(args: tuple[Cell, Recorder, dict[str, Any] | None]) -> SearchR
 def property_table(policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
                    budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                    mode: str = CONTINUOUS, out: str | None = None, resume: bool = False,
-                   workers: int | None = None, scheduler: str | None = None) -> PropertyTable:
+                   workers: int | None = None, scheduler: Any = None) -> PropertyTable:
     """Search every (policy, property) cell and tabulate the outcomes.
 
     Parameters
@@ -317,8 +368,9 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     workers : int or None
         Processes (``None``: all cores); cells are split between them and
         the table does not depend on their number.
-    scheduler : str, optional
-        Address of a Dask distributed scheduler: the cells run on that
+    scheduler : str, distributed.Client or cluster, optional
+        A Dask distributed scheduler's address, a connected ``Client`` or a
+        cluster object (``LocalCluster``): the cells run on that
         cluster instead of local processes; same table.
 
     Returns

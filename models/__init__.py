@@ -5,7 +5,7 @@ Nothing here prints, parses command lines, or imports ``proofs`` or
 """
 
 from .allocation import OPTIMAL, OPTIMAL_INACCURATE, Allocation, UserMap
-from .errors import InstanceError, PolicyError, SolverError
+from .errors import InstanceError, PolicyError, SolverError, SolverOptionError
 from .filling import FillingPolicy, Stage, fill_exact, fill_numeric
 from .instance import Instance, MachineType
 from .policy import Policy, available, get_policy, parse_policy_spec, register
@@ -21,6 +21,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "SolverError",
+    "SolverOptionError",
     "Stage",
     "UserMap",
     "available",

@@ -15,9 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from .display import LabelledArray, html_table, short_repr, to_frame
 from .instance import Instance
 from .numbers import fraction_to_plain
 from .tolerances import FEASIBILITY_RTOL
+
+#: Columns of :meth:`Allocation.tidy` (and of ``to_pandas()``).
+TIDY_COLUMNS: tuple[str, ...] = ("policy", "user", "resource", "tasks", "tasks_exact", "dominant_share",
+                                 "dominant_share_exact", "bundle", "share", "demand", "capacity")
 
 #: Status of an allocation whose solver reached a proven optimum.
 OPTIMAL = "optimal"
@@ -95,36 +100,40 @@ class Allocation:
         """``name -> tasks``: exact numbers when :attr:`exact`, else floats."""
         return UserMap(self.instance, self.x_exact if self.exact and self.x_exact is not None else self.x)
 
-    @cached_property
-    def bundles(self) -> np.ndarray:
-        """Resources held, shape (n, m): ``x_i * d_i``."""
-        return self.x[:, None] * self.instance.demands
+    def _labelled(self, values: np.ndarray, *dims: str) -> LabelledArray:
+        return LabelledArray.wrap(values, self.instance, dims)
 
     @cached_property
-    def usage(self) -> np.ndarray:
-        """Total use of each resource, shape (m,)."""
+    def bundles(self) -> LabelledArray:
+        """Resources held, shape (n, m) labelled (user, resource): ``x_i * d_i``."""
+        return self._labelled(self.x[:, None] * self.instance.demands, "user", "resource")
+
+    @cached_property
+    def usage(self) -> LabelledArray:
+        """Total use of each resource, shape (m,) labelled by resource."""
         # einsum, not @: see the note in models.filling.fill_numeric
-        return np.einsum("i,ij->j", self.x, self.instance.demands)
+        return self._labelled(np.einsum("i,ij->j", self.x, self.instance.demands), "resource")
 
     @cached_property
-    def shares(self) -> np.ndarray:
-        """Share of each resource per user, shape (n, m)."""
-        return self.bundles / self.instance.capacity
+    def shares(self) -> LabelledArray:
+        """Share of each resource per user, shape (n, m) labelled (user,
+        resource): ``a.shares["A", "cpu"]``, ``a.shares.to_pandas()``."""
+        return self._labelled(np.asarray(self.bundles) / self.instance.capacity, "user", "resource")
 
     @cached_property
-    def dominant_shares(self) -> np.ndarray:
-        """Largest share per user, shape (n,)."""
-        return self.shares.max(axis=1)
+    def dominant_shares(self) -> LabelledArray:
+        """Largest share per user, shape (n,) labelled by user."""
+        return self._labelled(np.asarray(self.shares).max(axis=1), "user")
 
     @cached_property
-    def utilization(self) -> np.ndarray:
-        """Fraction of each resource in use, shape (m,)."""
-        return self.usage / self.instance.capacity
+    def utilization(self) -> LabelledArray:
+        """Fraction of each resource in use, shape (m,) labelled by resource."""
+        return self._labelled(np.asarray(self.usage) / self.instance.capacity, "resource")
 
     @property
-    def leftover(self) -> np.ndarray:
-        """Unused amount of each resource, shape (m,)."""
-        return self.instance.capacity - self.usage
+    def leftover(self) -> LabelledArray:
+        """Unused amount of each resource, shape (m,) labelled by resource."""
+        return self._labelled(self.instance.capacity - np.asarray(self.usage), "resource")
 
     def max_violation(self) -> float:
         """Largest relative capacity or cap excess (0 when feasible)."""
@@ -168,6 +177,51 @@ class Allocation:
             raise ValueError(f"allocation of {self.policy!r} is not exact")
 
     # -------------------------------------------------------------- output
+    def __repr__(self) -> str:
+        inst = self.instance
+        fields: dict[str, Any] = {"policy": self.policy, "users": inst.n, "resources": inst.m, "exact": self.exact}
+        if inst.n <= 8:
+            fields["tasks"] = {u: _plain(v) for u, v in self.tasks.items()}
+        if self.status != OPTIMAL:
+            fields["status"] = self.status
+        return short_repr("Allocation", **fields)
+
+    def tidy(self) -> tuple[list[str], list[list[Any]]]:
+        """Columns and rows of the tidy table (one row per user x resource):
+        floats, and beside the task count and the dominant share their exact
+        form as ``"p/q"`` text (None when not exact). :meth:`to_pandas` and
+        ``fairalloc solve --format csv`` are this table."""
+        inst = self.instance
+        exact = self.exact and self.x_exact is not None
+        tasks = [exact_str(v) for v in self.x_exact] if exact else [None] * inst.n  # type: ignore[union-attr]
+        doms = [exact_str(v) for v in self.dominant_shares_exact] if exact else [None] * inst.n
+        x, b, sh, dom = self.x, np.asarray(self.bundles), np.asarray(self.shares), np.asarray(self.dominant_shares)
+        rows = [[self.policy, u, r, float(x[i]), tasks[i], float(dom[i]), doms[i], float(b[i, j]), float(sh[i, j]),
+                 float(inst.demands[i, j]), float(inst.capacity[j])]
+                for i, u in enumerate(inst.users) for j, r in enumerate(inst.resources)]
+        return list(TIDY_COLUMNS), rows
+
+    def to_pandas(self) -> Any:
+        """A tidy ``pandas.DataFrame``: one row per user x resource with the
+        policy, tasks (float; ``tasks_exact`` as ``"p/q"`` text when exact),
+        the dominant share (and ``dominant_share_exact``), the bundle, the
+        share of the resource, the demand and the capacity. pandas is imported here (ImportError with
+        the install command when it is missing)."""
+        return to_frame(*self.tidy(), owner="Allocation.to_pandas()")
+
+    def _repr_html_(self) -> str:
+        inst = self.instance
+        head = ["user", "tasks", "dominant share", *[f"share of {r}" for r in inst.resources]]
+        n = min(inst.n, 2 * len(head) + 40)  # never build rows for 10^6 users just to show 40
+        rows = [[u, _plain(self.x_exact[i]) if self.exact and self.x_exact is not None else float(self.x[i]),
+                 float(self.dominant_shares[i]), *[float(v) for v in np.asarray(self.shares[i])]]
+                for i, u in zip(range(n), inst.users, strict=False)]
+        caption = f"{self.policy}: {inst.n} users, {inst.m} resources" + (" (exact)" if self.exact else "")
+        body = html_table(head, rows, caption)
+        if inst.n > n:
+            body = body.replace("</tbody>", f'<tr><td colspan="{len(head)}">… {inst.n - n} more users</td></tr>\n</tbody>')
+        return body
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict. Exact numbers are strings (``"45/11"``) with a
         float beside them under the same key plus ``_float``."""
@@ -202,6 +256,16 @@ class Allocation:
         if self.stats:
             out["stats"] = {k: v for k, v in self.stats.items() if isinstance(v, str | int | float | bool)}
         return out
+
+
+def _plain(value: Any) -> Any:
+    """A task count for a repr: ``3`` for ``Fraction(3)``, ``'45/11'`` for
+    other exact numbers, a float as is."""
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else exact_str(value)
+    if isinstance(value, float | int):
+        return value
+    return str(value)
 
 
 def exact_str(value: Any) -> str:

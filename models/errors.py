@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class InstanceError(ValueError):
     """A scenario (file, dict or arrays) is malformed.
@@ -32,3 +34,26 @@ class SolverError(RuntimeError):
         self.status = status
         msg = f"policy {policy!r}: solver returned status {status!r}"
         super().__init__(msg + (f" ({detail})" if detail else ""))
+
+
+class SolverOptionError(ValueError):
+    """A solver name or solver option the user asked for (``--solver``,
+    ``--solver-option``) that cvxpy or the solver does not accept: bad input,
+    not a numerical failure."""
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """A hint for a misspelt name: ``"; did you mean 'envy-freeness'?"``, or
+    ``""`` when nothing is close (difflib's ratio of at least 0.6).
+
+    Examples
+    --------
+    >>> did_you_mean("envy-freenes", ["envy-freeness", "sharing-incentive"])
+    "; did you mean 'envy-freeness'?"
+    >>> did_you_mean("xyz", ["drf", "asset"])
+    ''
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""

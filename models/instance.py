@@ -206,6 +206,20 @@ class MachineType:
     name: str | None = None
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object with the same key twice (TOML rejects it; so do we)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` hook: a dict, or :class:`_DuplicateKey` for a repeated key."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 def _freeze(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
@@ -538,30 +552,52 @@ class Instance:
             raise InstanceError(f"{p}: is a directory, not a scenario file") from None
         except OSError as exc:
             raise InstanceError(f"{p}: cannot read ({exc.strerror})") from None
+        return cls.parse(raw, str(p), fmt="json" if p.suffix.lower() == ".json" else
+                         "toml" if p.suffix.lower() == ".toml" else None)
+
+    @classmethod
+    @_one_line_errors
+    def parse(cls, raw: bytes | str, source: str = "<scenario>", fmt: str | None = None) -> Instance:
+        """Read a scenario from the text of a TOML or JSON file (``fmt``
+        ``"toml"`` or ``"json"``; ``None`` guesses JSON when the text starts
+        with ``{``). :meth:`load` reads files with it, the command line
+        reads standard input (``fairalloc solve -``) with it.
+
+        Raises
+        ------
+        InstanceError
+            For empty, binary or malformed text (a user name given twice in
+            JSON, like in TOML, included), or a bad field; the message starts
+            with ``source``.
+        """
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
         if not raw.strip():
-            raise InstanceError(f"{p}: file is empty")
+            raise InstanceError(f"{source}: file is empty")
         if b"\x00" in raw:
-            raise InstanceError(f"{p}: binary file, expected TOML or JSON text")
+            raise InstanceError(f"{source}: binary file, expected TOML or JSON text")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise InstanceError(f"{p}: not UTF-8 text, expected TOML or JSON") from None
-        is_json = p.suffix.lower() == ".json" or (p.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
+            raise InstanceError(f"{source}: not UTF-8 text, expected TOML or JSON") from None
+        is_json = fmt == "json" or (fmt is None and text.lstrip().startswith("{"))
         try:
             if is_json:
-                data = json.loads(text, parse_constant=lambda c: float(c))
+                data = json.loads(text, parse_constant=lambda c: float(c), object_pairs_hook=_unique_keys)
             else:
                 data = tomllib.loads(text)
         except json.JSONDecodeError as exc:
-            raise InstanceError(f"{p}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+            raise InstanceError(f"{source}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        except _DuplicateKey as exc:
+            raise InstanceError(f"{source}: malformed JSON: key {exc.args[0]!r} given twice") from None
         except tomllib.TOMLDecodeError as exc:
-            raise InstanceError(f"{p}: malformed TOML: {exc}") from None
+            raise InstanceError(f"{source}: malformed TOML: {exc}") from None
         except RecursionError:
-            raise InstanceError(f"{p}: nested too deeply to be a scenario") from None
+            raise InstanceError(f"{source}: nested too deeply to be a scenario") from None
         try:
             return cls.from_dict(data)
         except InstanceError as exc:
-            raise InstanceError(f"{p}: {exc}") from None
+            raise InstanceError(f"{source}: {exc}") from None
 
     @classmethod
     @_one_line_errors
@@ -610,8 +646,9 @@ class Instance:
         if bad.any():
             i, j = map(int, np.argwhere(bad)[0])
             v = dem[i, j]
-            rule = "must be a number, got NaN" if np.isnan(v) else ("must be finite" if np.isinf(v) else "must be >= 0")
-            raise InstanceError(f"demands[{i}].{res[j]}: {rule}, got {v!r}")
+            rule = "must be a number, got NaN" if np.isnan(v) else (f"must be finite, got {v!r}" if np.isinf(v)
+                                                                   else f"must be >= 0, got {v!r}")
+            raise InstanceError(f"demands[{i}].{res[j]}: {rule}")
         zero = ~np.any(dem > 0, axis=1)
         if zero.any():
             raise InstanceError(f"demands[{int(np.argmax(zero))}]: all entries are zero (a task must need something)")
@@ -636,7 +673,8 @@ class Instance:
             badk = np.isnan(k) | (k < 0)
             if badk.any():
                 i = int(np.argmax(badk))
-                raise InstanceError(f"max_tasks[{i}]: must be >= 0, got {k[i]!r}")
+                rule = "must be a number, got NaN" if np.isnan(k[i]) else f"must be >= 0, got {k[i]!r}"
+                raise InstanceError(f"max_tasks[{i}]: {rule}")
         names = None
         if users is not None:
             names = tuple(str(u) for u in users)
@@ -813,6 +851,28 @@ class Instance:
 
     def __repr__(self) -> str:
         return f"Instance(n={self.n}, m={self.m}, resources={self.resources!r})"
+
+    def oversized_users(self) -> np.ndarray:
+        """Indices of users one of whose tasks fits on no machine (on the
+        pooled capacity when there are no ``[[machines]]``).
+
+        Such a user is valid input: the continuous setting gives it a
+        fraction of a task, the discrete one none at all (Ghodsi et al.,
+        NSDI 2011, Section 6.2: a task must fit on one machine), which is
+        why the command line warns about it.
+
+        Examples
+        --------
+        >>> inst = Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+        ...     "users": {"A": {"demand": [1, 4]}, "B": {"demand": [10, 1]}}})
+        >>> inst.oversized_users().tolist()
+        [1]
+        """
+        boxes = [mt.capacity for mt in self.machines] or [self.capacity]
+        fits = np.zeros(self.n, dtype=bool)
+        for box in boxes:  # few machine types; vectorised over users
+            fits |= np.all(self.demands <= box, axis=1)
+        return np.flatnonzero(~fits)
 
     def describe(self) -> str:
         """One line: capacities and demand vectors, like the paper writes them.

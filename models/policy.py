@@ -16,7 +16,7 @@ import pkgutil
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from .errors import PolicyError
+from .errors import PolicyError, did_you_mean
 
 if TYPE_CHECKING:  # pragma: no cover
     from .allocation import Allocation
@@ -239,5 +239,5 @@ def get_policy(spec: str | Policy, **params: Any) -> Policy:
     if name not in _REGISTRY:
         reg = available()
         if name not in reg:
-            raise PolicyError(f"unknown policy {name!r} (known: {', '.join(reg)})")
+            raise PolicyError(f"unknown policy {name!r}{did_you_mean(name, reg)} (known: {', '.join(reg)})")
     return _REGISTRY[name](**{**parsed, **params})

@@ -13,10 +13,13 @@ import contextlib
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
-from .errors import SolverError
+from .errors import SolverError, SolverOptionError
 from .tolerances import conic_solver_options
 
 #: Default order for conic programs (log, exp, SOC).
@@ -47,6 +50,53 @@ def _c_stdout_to_stderr() -> Iterator[None]:
     finally:
         os.dup2(saved, out)
         os.close(saved)
+
+
+@dataclass(frozen=True)
+class SolverChoice:
+    """A caller's choice of cvxpy solver and options (cvxpy's own names),
+    in force inside :func:`solver_choice`."""
+
+    solver: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+_CHOICE: ContextVar[SolverChoice | None] = ContextVar("fairalloc_solver_choice", default=None)
+
+
+def current_choice() -> SolverChoice:
+    """The solver choice in force (no solver, no options outside
+    :func:`solver_choice`)."""
+    return _CHOICE.get() or SolverChoice()
+
+
+@contextmanager
+def solver_choice(solver: str | None = None, options: Mapping[str, Any] | None = None) -> Iterator[SolverChoice]:
+    """Inside the block, every cvxpy solve of :func:`solve_problem` uses
+    ``solver`` (instead of the fallback chain) and passes ``options`` to it
+    on top of fairalloc's tolerances (e.g. ``{"max_iter": 100}``). Scoped to
+    the current thread or task (a context variable): nothing global changes.
+
+    Raises
+    ------
+    SolverOptionError
+        For a solver cvxpy does not have installed.
+    """
+    if solver is not None:
+        import cvxpy as cp
+
+        installed = cp.installed_solvers()
+        if solver.upper() not in installed:
+            from .errors import did_you_mean
+
+            raise SolverOptionError(f"--solver: {solver!r} is not an installed cvxpy solver"
+                                    f"{did_you_mean(solver.upper(), installed)} (installed: {', '.join(installed)})")
+        solver = solver.upper()
+    token = _CHOICE.set(SolverChoice(solver, tuple((options or {}).items())))
+    try:
+        yield current_choice()
+    finally:
+        _CHOICE.reset(token)
 
 
 def solve_problem(
@@ -90,6 +140,9 @@ def solve_problem(
     installed = set(cp.installed_solvers())
     tried: list[str] = attempts if attempts is not None else []
     start = len(tried)
+    choice = current_choice()
+    if choice.solver is not None:
+        solvers = (choice.solver,)
     for name in solvers:
         if name not in installed:
             continue
@@ -97,8 +150,14 @@ def solve_problem(
             quiet = _c_stdout_to_stderr() if name in _BANNER_SOLVERS else contextlib.nullcontext()
             with warnings.catch_warnings(), quiet:
                 warnings.simplefilter("ignore")
-                problem.solve(solver=name, **conic_solver_options(name))
+                problem.solve(solver=name, **{**conic_solver_options(name), **dict(choice.options)})
+        except TypeError as exc:  # cvxpy and the solvers reject an unknown or mistyped option so
+            if not choice.options:
+                raise
+            raise SolverOptionError(f"--solver-option: {name}: {' '.join(str(exc).split())[:160]}") from None
         except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
+            if choice.options and "option" in str(exc).lower():  # HiGHS: "returned status kError for option"
+                raise SolverOptionError(f"--solver-option: {name}: {' '.join(str(exc).split())[:160]}") from None
             tried.append(f"{name}: error ({' '.join(str(exc).split())[:80]})")
             continue
         status = str(problem.status)

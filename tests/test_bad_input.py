@@ -112,7 +112,7 @@ def test_directory_instead_of_file(tmp_path, capsys) -> None:
 #: argv (with {paper} for the example file) -> expected text on stderr
 BAD_FLAGS: dict[str, tuple[list[str], str]] = {
     "no_command": ([], "the following arguments are required: COMMAND"),
-    "unknown_command": (["slove", "{paper}"], "invalid choice: 'slove'"),
+    "unknown_command": (["slove", "{paper}"], "unknown command 'slove'; did you mean 'solve'?"),
     "solve_without_file": (["solve"], "the following arguments are required: file"),
     "unknown_flag": (["solve", "{paper}", "--fast"], "unrecognized arguments: --fast"),
     "empty_policy_list": (["solve", "{paper}", "--policy", ""], "--policy: empty name"),

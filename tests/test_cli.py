@@ -39,7 +39,8 @@ def test_solve_formats(capsys, fmt: str) -> None:
     elif fmt == "latex":
         assert r"\begin{tabular}" in out
     elif fmt == "csv":
-        assert out.splitlines()[0].startswith("table,user,drf,asset")
+        assert out.splitlines()[0] == ("policy,user,resource,tasks,tasks_exact,dominant_share,dominant_share_exact,"
+                                       "bundle,share,demand,capacity")
     else:
         assert "63/25" in out
 

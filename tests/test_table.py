@@ -65,7 +65,7 @@ def test_text_and_markdown(table):
 
 def test_latex_csv_json(table):
     tex = table.to_latex()
-    assert r"\checkmark" in tex and r"$\times$" in tex and r"\begin{tabular}" in tex
+    assert r"$\surd$" in tex and r"$\times^{1}$" in tex and r"\begin{tabular}" in tex
     rows = list(csv.DictReader(io.StringIO(table.to_csv())))
     assert len(rows) == 6
     asset_si = next(r for r in rows if r["policy"] == "asset" and r["property"] == "sharing-incentive")
@@ -88,7 +88,7 @@ def test_cli_table_json_and_formats(capsys):
                  "json", "--quiet", "--workers", "1"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [c["holds"] for c in data["cells"]] == [False, True]
-    for fmt, marker in (("text", "✗"), ("md", "| sharing-incentive"), ("latex", r"\checkmark"), ("csv", "policy,")):
+    for fmt, marker in (("text", "✗"), ("md", "| sharing-incentive"), ("latex", r"$\surd$"), ("csv", "policy,")):
         assert main(["table", "--policy", "asset,drf", "--property", "sharing-incentive", "--budget", "20",
                      "--format", fmt, "--quiet", "--workers", "1"]) == 0
         assert marker in capsys.readouterr().out

@@ -4,6 +4,9 @@ is a terminal and ``--quiet`` is not given."""
 from __future__ import annotations
 
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -11,9 +14,27 @@ def progress_bar(total: int, unit: str, quiet: bool, desc: str = "") -> Any:
     """A tqdm bar (disabled when not wanted; its methods are then no-ops)."""
     from tqdm import tqdm
 
+    class Bar(tqdm):  # type: ignore[misc]
+        # no monitor thread (tqdm starts one per process, even for a disabled
+        # bar): the search forks its process pool after creating the bar, and
+        # forking a process with stray threads can deadlock the children
+        monitor_interval = 0
+
     enabled = not quiet and sys.stderr.isatty()
-    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, leave=False,
+    return Bar(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, leave=False,
                 dynamic_ncols=True)
+
+
+@contextmanager
+def quiet_numeric_warnings() -> Iterator[None]:
+    """No numpy/scipy ``RuntimeWarning`` (overflow, division by zero in a
+    numeric screen) reaches the terminal through the progress bar during a
+    search: screens treat inf/nan as "no candidate", and every reported
+    counterexample is re-verified exactly. Pool workers forked inside the
+    block inherit the filter."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 def add_run_options(p: Any) -> None:

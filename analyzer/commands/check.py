@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from ..cli import EXIT_OK, EXIT_VIOLATION, write_out
+from ..cli import EXIT_OK, EXIT_VIOLATION, add_file_argument, add_solver_options, load_instance, solver_context, write_out
 from ..render import to_json
 
 if TYPE_CHECKING:
@@ -15,26 +15,28 @@ if TYPE_CHECKING:
 
 def register(sub: Any) -> None:
     p = sub.add_parser("check", help="check one property of one policy on a scenario (exit 1 when violated)")
-    p.add_argument("file", help="scenario file (.toml or .json)")
+    add_file_argument(p)
     p.add_argument("--policy", required=True, help="policy name (see `fairalloc policies`)")
     p.add_argument("--property", required=True, help="property name (see `fairalloc properties`)")
     p.add_argument("--mode", choices=("continuous", "discrete"), default="continuous",
                    help="continuous tasks (default) or whole tasks by progressive filling")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    add_solver_options(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from models import Instance, get_policy
+    from models import get_policy
 
     from ..check import check
     from ..properties import get_property
 
-    inst = Instance.load(args.file)
+    inst = load_instance(args.file)
     pol = get_policy(args.policy)
     prop = get_property(args.property)
     skipped = prop.applies(inst)
-    v = check(pol, inst, prop, mode=args.mode)
+    with solver_context(args):
+        v = check(pol, inst, prop, mode=args.mode)
     if args.format == "json":
         out: dict[str, Any] = {"policy": pol.label, "property": prop.name, "mode": args.mode,
                                "holds": v is None, "applies": skipped is None}

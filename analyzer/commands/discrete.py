@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import add_format_option, write_out
+from ..cli import add_file_argument, add_format_option, load_instance, write_out
 from ..render import Table, render_tables, to_json
 
 #: Picks are listed in full up to this many runs; longer orders are summarised.
@@ -18,7 +18,7 @@ def register(sub: Any) -> None:
     from models.discrete import ON_FULL, PLACEMENTS, TIE_BREAK_HELP, TIE_BREAKS
 
     p = sub.add_parser("discrete", help="discrete progressive filling (whole tasks, machines) vs the continuous solution")
-    p.add_argument("file", help="scenario file (.toml or .json); [[machines]] are used when present")
+    add_file_argument(p, "; [[machines]] are used when present")
     p.add_argument("--policy", default="drf", help="policy (default: drf; any filling policy, e.g. asset)")
     p.add_argument("--tie-break", default=None, choices=list(TIE_BREAKS),
                    help="who goes first among equal shares (default: the policy's, largest-task for drf and asset); "
@@ -34,11 +34,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from models import Instance
 
     from ..discrete import compare
 
-    inst = Instance.load(args.file)
+    inst = load_instance(args.file)
     cmp = compare(inst, args.policy, tie_break=args.tie_break, on_full=args.on_full,
                   placement=args.placement, seed=args.seed)
     if args.format == "json":

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UsageError, fail, write_out
-from ._progress import add_run_options, checked_budget, progress_bar
+from ._progress import add_run_options, checked_budget, progress_bar, quiet_numeric_warnings
 
 
 def register(sub: Any) -> None:
@@ -26,9 +26,10 @@ def run(args: argparse.Namespace) -> int:
     budget = checked_budget(args.budget, DEFAULT_BUDGET)
     bar = progress_bar(budget, "inst", args.quiet, f"{args.policy} / {args.property}")
     try:
-        result = search(args.policy, args.property, budget=budget, seed=args.seed, instance_class=args.instance_class,
-                        mode=args.mode, out=args.out, workers=args.workers, resume=args.resume, progress=bar.update,
-                        scheduler=args.scheduler)
+        with quiet_numeric_warnings():
+            result = search(args.policy, args.property, budget=budget, seed=args.seed,
+                            instance_class=args.instance_class, mode=args.mode, out=args.out, workers=args.workers,
+                            resume=args.resume, progress=bar.update, scheduler=args.scheduler)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import add_format_option, split_list, write_out
+from ..cli import (
+    UsageError,
+    add_file_argument,
+    add_format_option,
+    add_solver_options,
+    load_instance,
+    solver_context,
+    split_list,
+    write_out,
+)
 from ..render import Table, render_tables, to_json
 
 DEFAULT_POLICIES = "drf,asset,ceei"
@@ -13,25 +22,29 @@ DEFAULT_POLICIES = "drf,asset,ceei"
 
 def register(sub: Any) -> None:
     p = sub.add_parser("solve", help="allocate with one or more policies, side by side")
-    p.add_argument("file", help="scenario file (.toml or .json)")
+    add_file_argument(p)
     p.add_argument("--policy", default=DEFAULT_POLICIES, help=f"comma-separated policies (default: {DEFAULT_POLICIES})")
     p.add_argument("--exact", action="store_true", help="exact numbers where the policy has an exact solver")
     p.add_argument("--explain", action="store_true",
                    help="with --exact (implied): say why each allocation is optimal (filling stages, CEEI prices "
                         "and KKT check)")
     add_format_option(p)
+    add_solver_options(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from models import Instance, get_policy
+    from models import get_policy
 
     from ..api import solve
 
-    inst = Instance.load(args.file)
+    inst = load_instance(args.file)
+    if args.explain and args.format == "csv":
+        raise UsageError("--explain: not with --format csv (one tidy table of numbers); use text, md, latex or json")
     policies = [get_policy(name) for name in split_list(args.policy, "policy")]
     exact = args.exact or args.explain
-    allocs = [solve(inst, pol, exact=exact) for pol in policies]
+    with solver_context(args):
+        allocs = [solve(inst, pol, exact=exact) for pol in policies]
     explanations: list[list[str]] = []
     if args.explain:  # proofs is imported only when asked for
         from proofs import explain
@@ -42,6 +55,12 @@ def run(args: argparse.Namespace) -> int:
         for entry, lines in zip(out, explanations, strict=False):
             entry["explanation"] = lines
         write_out(to_json({"instance": inst.to_dict(), "allocations": out}))
+        return 0
+    if args.format == "csv":  # one tidy table: a row per policy x user x resource
+        from ..render import csv_table
+
+        tidy = [a.tidy() for a in allocs]
+        write_out(csv_table(tidy[0][0], [row for _, rows in tidy for row in rows]))
         return 0
     tables, notes = allocation_tables(inst, allocs)
     if explanations:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..cli import EXIT_INTERRUPTED, EXIT_OK, UsageError, fail, split_list, write_out
-from ._progress import add_run_options, checked_budget, progress_bar
+from ._progress import add_run_options, checked_budget, progress_bar, quiet_numeric_warnings
 
 DEFAULT_POLICIES = "asset,ceei,drf"
 
@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from ..search.dask_backend import SchedulerError
 
     try:
-        table = job.run()
+        with quiet_numeric_warnings():
+            table = job.run()
     except SchedulerError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:

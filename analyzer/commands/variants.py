@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import UsageError, add_format_option, split_list, write_out
+from ..cli import UsageError, add_format_option, load_instance, split_list, write_out
 from ..render import Table, render_tables, to_json
 
 
@@ -14,7 +14,7 @@ def register(sub: Any) -> None:
     from ..variants import DEFAULT_POLICIES, KINDS
 
     p = sub.add_parser("variants", help="Mesos/YARN/Volcano/Kueue DRF variants side by side with the paper's DRF")
-    p.add_argument("file", nargs="?", help="scenario file (.toml or .json); omit with --find")
+    p.add_argument("file", nargs="?", help="scenario file (.toml or .json; - reads standard input); omit with --find")
     p.add_argument("--policy", default=",".join(DEFAULT_POLICIES),
                    help=f"comma-separated policies (default: {','.join(DEFAULT_POLICIES)})")
     p.add_argument("--find", choices=list(KINDS), default=None,
@@ -30,7 +30,6 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from models import Instance
     from models.discrete import get_discrete_policy
 
     from ..variants import find_difference, side_by_side
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
                 fh.write(inst.to_toml())
             notes.append(f"written to {args.out}; rerun with: fairalloc variants {args.out}")
     else:
-        inst = Instance.load(args.file)
+        inst = load_instance(args.file)
         names = split_list(args.policy, "policy")
         for name in names:
             get_discrete_policy(name)  # an unknown name is an error, not an "n/a" row

@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from models import Allocation, Instance, Policy, PolicyError, get_policy
+from models.errors import did_you_mean
 
 #: The settings a property can be checked in.
 CONTINUOUS = "continuous"
@@ -247,5 +248,5 @@ def get_property(spec: str | Property) -> Property:
     reg = available_properties()
     name = str(spec).strip().lower()
     if name not in reg:
-        raise PolicyError(f"unknown property {name!r} (known: {', '.join(sorted(reg))})")
+        raise PolicyError(f"unknown property {name!r}{did_you_mean(name, reg)} (known: {', '.join(sorted(reg))})")
     return reg[name]()

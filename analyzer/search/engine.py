@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from models import Instance, InstanceError, Policy, PolicyError, SolverError, get_policy
+from models.display import html_table, short_repr, to_frame
 
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
@@ -84,9 +85,16 @@ EXACT_DENOMINATORS: tuple[int, ...] = (1, 10, 100, 1000)
 Progress = Callable[[int], None]
 
 
+#: Columns of :meth:`SearchResult.record`, one row per search (and per cell
+#: of a property table's ``to_pandas()``).
+RECORD_COLUMNS: tuple[str, ...] = ("policy", "property", "holds", "instances", "class", "seed", "budget", "mode",
+                                   "counterexample", "exact", "message", "found_in", "seconds")
+
+
 @dataclass
 class SearchResult:
-    """The outcome of :func:`search`.
+    """The outcome of :func:`search`; in a notebook it shows as a small
+    table, and :meth:`to_pandas` gives it as one tidy row.
 
     Attributes
     ----------
@@ -162,6 +170,31 @@ class SearchResult:
                 "not_applicable", "errors", "error", "found_in", "found_at", "shrink_checks", "complete")
         return cls(**{k: d[k] for k in keys}, instance_class=InstanceClass.from_dict(d["instance_class"]),
                    counterexample=violation_from_dict(d["counterexample"]), original=violation_from_dict(d["original"]))
+
+    # ------------------------------------------------------------ notebooks
+    def record(self) -> list[Any]:
+        """The result as one tidy row, in the order of :data:`RECORD_COLUMNS`
+        (``holds`` is True, False or None for n/a)."""
+        v = self.counterexample
+        return [self.policy, self.property, self.holds, self.instances, self.instance_class.name, self.seed,
+                self.budget, self.mode, None if v is None else v.instance.describe(), None if v is None else v.exact,
+                None if v is None else v.message, self.found_in, self.seconds]
+
+    def to_pandas(self) -> Any:
+        """A one-row ``pandas.DataFrame`` (columns :data:`RECORD_COLUMNS`)."""
+        return to_frame(RECORD_COLUMNS, [self.record()], "SearchResult.to_pandas()")
+
+    def __repr__(self) -> str:
+        outcome = "n/a" if self.holds is None else ("holds" if self.holds else "violated")
+        fields: dict[str, Any] = {"policy": self.policy, "property": self.property, "outcome": outcome,
+                                  "instances": self.instances, "seed": self.seed}
+        if self.counterexample is not None:
+            fields["counterexample"] = self.counterexample.instance.describe()
+        return short_repr("SearchResult", **fields)
+
+    def _repr_html_(self) -> str:
+        rows = [[k, v] for k, v in zip(RECORD_COLUMNS, self.record(), strict=True) if v is not None]
+        return html_table(["field", "value"], rows, f"search: {self.policy} / {self.property}")
 
     def outcome(self) -> dict[str, Any]:
         """The parts of the result that do not depend on timing (equal for
@@ -612,8 +645,8 @@ def make_cell(policy: str | Policy, prop: str | Property, budget: int, seed: int
 
 def search(policy: str | Policy, property: str | Property, budget: int = 10_000, seed: int = 0,
            instance_class: InstanceClass | str | None = None, mode: str = CONTINUOUS, out: str | None = None,
-           workers: int | None = 1, resume: bool = False, progress: Progress | None = None,
-           scheduler: str | None = None) -> SearchResult:
+           workers: int | None = None, resume: bool = False, progress: Progress | None = None,
+           scheduler: Any = None) -> SearchResult:
     """Search for a counterexample to ``property`` under ``policy``.
 
     Parameters
@@ -633,14 +666,16 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     out : str, optional
         JSON-lines file the search streams checkpoints and findings to.
     workers : int or None
-        Processes checking chunks of the stream in parallel (``None``: all
-        cores). The result does not depend on it.
+        Processes checking chunks of the stream in parallel (``None``, the
+        default as for :func:`~analyzer.property_table`: all cores). The
+        result does not depend on it.
     resume : bool
         Continue from the checkpoints in ``out``.
     progress : callable, optional
         Called with the number of newly checked instances.
-    scheduler : str, optional
-        Address of a Dask distributed scheduler (``tcp://host:8786``): the
+    scheduler : str, distributed.Client or cluster, optional
+        A Dask distributed scheduler's address (``tcp://host:8786``), a
+        connected ``Client`` or a cluster object (``LocalCluster``): the
         chunks are checked on that cluster instead of local processes
         (``workers`` is then ignored); same result.
 
@@ -657,7 +692,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     recorder, state = open_stream(out, config, resume)
     if cell.key in state.finished:
         return SearchResult.from_dict(state.finished[cell.key])
-    if not scheduler and resolve_workers(workers) > 1:
+    if scheduler is None and resolve_workers(workers) > 1:
         warm_up([cell])  # imports and the grid once, before the pool forks
     with worker_pool(workers, scheduler) as (pool, n):
         result = run_cell(cell, recorder, state.progress.get(cell.key), progress, pool, n)

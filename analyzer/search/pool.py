@@ -11,6 +11,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -57,16 +59,25 @@ def warm_up(cells: Sequence[Any]) -> None:
 
 
 def _ignore_sigint() -> None:
+    """Pool worker start-up: Ctrl-C is the parent's; numeric RuntimeWarnings
+    of the screens are not printed (a spawned worker does not inherit the
+    parent's warning filters)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warnings.simplefilter("ignore", RuntimeWarning)
 
 
 @contextmanager
 def process_pool(workers: int) -> Iterator[Any]:
-    """A ``multiprocessing.Pool`` of ``workers`` processes, or ``None`` for 1.
+    """A ``multiprocessing.Pool`` of ``workers`` processes, or ``None`` for 1
+    (and when other threads run in this process: see below).
 
     The pool is terminated (not joined) on exit, also on KeyboardInterrupt.
     """
-    if workers <= 1:
+    if workers <= 1 or threading.active_count() > 1:
+        # forking a process in which other threads run (a Dask client's
+        # event loop, a library's executor) can leave a child waiting forever
+        # on a lock one of them held: then one process does the work, with
+        # the same result (a search's outcome does not depend on the workers)
         yield None
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
@@ -79,13 +90,14 @@ def process_pool(workers: int) -> Iterator[Any]:
 
 
 @contextmanager
-def worker_pool(workers: int | None, scheduler: str | None = None) -> Iterator[tuple[Any, int]]:
-    """``(pool, n)``: a Dask cluster when ``scheduler`` is an address (``n``
-    its worker threads; see :mod:`analyzer.search.dask_backend`), otherwise
+def worker_pool(workers: int | None, scheduler: Any = None) -> Iterator[tuple[Any, int]]:
+    """``(pool, n)``: a Dask cluster when ``scheduler`` is given (an address,
+    a ``distributed.Client`` or a cluster object; ``n`` its worker threads;
+    see :mod:`analyzer.search.dask_backend`), otherwise
     a process pool of ``resolve_workers(workers)`` processes (``None`` for
     one). ``pool`` offers ``starmap`` and ``imap_unordered``.
     """
-    if scheduler:
+    if scheduler is not None and scheduler != "":
         from .dask_backend import dask_pool
 
         with dask_pool(scheduler) as pool:

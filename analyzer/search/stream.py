@@ -76,7 +76,9 @@ class ResumeState:
 
 def read_records(path: str | Path) -> ResumeState:
     """Read an ``--out`` file. A last line cut short by an interruption is
-    ignored; any other malformed line is an error.
+    ignored; any other malformed line, a file that does not start with a
+    header, or a file that is not text is an error (resuming must never
+    silently start over).
 
     Raises
     ------
@@ -87,25 +89,35 @@ def read_records(path: str | Path) -> ResumeState:
     p = Path(path)
     if not p.exists():
         return state
-    lines = p.read_text().splitlines()
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except (UnicodeDecodeError, OSError) as exc:
+        raise ValueError(f"{p}: cannot resume: not a fairalloc search stream ({type(exc).__name__})") from None
     for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
-            if no == len(lines):
+            if no == len(lines) and state.config is not None:
                 break
-            raise ValueError(f"{p}: line {no} is not a JSON record") from None
+            raise ValueError(f"{p}: cannot resume: line {no} is not a JSON record") from None
         kind = rec.get("type") if isinstance(rec, dict) else None
-        if kind == "header":
-            state.config = rec.get("config")
-        elif kind == "progress":
-            state.progress[rec["cell"]] = rec
-        elif kind == "cell":
-            state.finished[rec["cell"]] = rec["result"]
-        elif kind != "found":
-            raise ValueError(f"{p}: line {no} is not a fairalloc search record")
+        try:
+            if kind == "header":
+                state.config = rec["config"]
+            elif state.config is None:
+                raise KeyError("header")
+            elif kind == "progress":
+                state.progress[rec["cell"]] = rec
+            elif kind == "cell":
+                state.finished[rec["cell"]] = rec["result"]
+            elif kind != "found":
+                raise KeyError("type")
+        except (KeyError, TypeError):
+            raise ValueError(f"{p}: cannot resume: line {no} is not a fairalloc search record") from None
+    if state.config is None and any(line.strip() for line in lines):
+        raise ValueError(f"{p}: cannot resume: no header record (not a fairalloc search stream)")
     return state
 
 

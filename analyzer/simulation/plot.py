@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..plot import LEGEND_MAX_USERS, _user_colors, plot_format
+from ..plot import LEGEND_MAX_USERS, plot_format, user_colors
 from .result import SimulationResult
 
 #: Job-size bins (tasks per job) of the completion-time comparison, after
@@ -57,7 +57,7 @@ def plot_simulations(results: Sequence[SimulationResult], path: str | Path, titl
     grid = fig.subplots(len(results) + 1 if with_users else 1, cols, squeeze=False)
     if with_users:
         users = list(results[0].users)
-        colors = _user_colors(len(users))
+        colors = user_colors(len(users))
         for row, r in zip(grid, results, strict=False):
             _user_panels(row, r, users, colors)
         util_row = grid[-1]
