@@ -133,7 +133,7 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
                 proc.join()
                 results.append(res)
                 if res.status == SAT and accept(res):
-                    return results, True
+                    return _in_split_order(results, cases, n), True
     except KeyboardInterrupt:  # keep the cases solved so far
         why = INTERRUPTED
     finally:
@@ -143,7 +143,14 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
             conn.close()
     seen = {r.label for r in results}
     results += [CaseResult(label(c, n), UNKNOWN, 0.0, reason=why) for c in cases if label(c, n) not in seen]
-    return results, False
+    return _in_split_order(results, cases, n), False
+
+
+def _in_split_order(results: list[CaseResult], cases: list[Case], n: int) -> list[CaseResult]:
+    """``results`` in the order of the case split, not of completion (the
+    workers finish in any order; a report must not depend on it)."""
+    order = {label(c, n): k for k, c in enumerate(cases)}
+    return sorted(results, key=lambda r: order.get(r.label, len(order)))
 
 
 def _worker(job: Job, conn: Any) -> None:
