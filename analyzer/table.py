@@ -176,6 +176,8 @@ class PropertyTable:
         if held:
             counts = sorted({f"{r.instances} instances of class {r.instance_class.name}" for r in held})
             notes.append(f"{CHECKMARKS[checkmark]}: no counterexample in " + _latex_escape("; ".join(counts)))
+        notes += [_latex_escape(f"{p}, {q}: {self._proof_text(p, q)}") for q in self.properties for p in self.policies
+                  if self.proof(p, q) is not None]
         return latex_table(self.title, ["property", *self.policies], rows, notes, raw=True) + "\n"
 
     def to_csv(self) -> str:
