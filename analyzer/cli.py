@@ -295,5 +295,9 @@ def write_out(text: str) -> None:
 
 
 def entry_point() -> Any:
-    """Console-script entry point."""
+    """Console-script entry point (Ctrl-C is held while an import runs: see
+    :mod:`analyzer.interrupts`)."""
+    from .interrupts import install
+
+    install()
     sys.exit(main())
