@@ -9,7 +9,17 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from models import Allocation, Instance, InstanceError, Policy, PolicyError, SolverError, available, get_policy, register
+from models import (
+    Allocation,
+    Instance,
+    InstanceError,
+    Policy,
+    PolicyError,
+    SolverError,
+    available,
+    get_policy,
+    register,
+)
 
 from .api import as_instance, solve
 

@@ -30,7 +30,9 @@ def as_instance(instance: Instance | Mapping[str, Any] | str | Path) -> Instance
     raise InstanceError(f"instance: must be an Instance, a scenario dict or a file path, got {type(instance).__name__}")
 
 
-def solve(instance: Instance | Mapping[str, Any] | str | Path, policy: str | Policy = "drf", exact: bool = False) -> Allocation:
+def solve(
+    instance: Instance | Mapping[str, Any] | str | Path, policy: str | Policy = "drf", exact: bool = False
+) -> Allocation:
     """Allocate with one policy.
 
     Parameters

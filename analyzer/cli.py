@@ -117,7 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         command = words[0] if words and not words[0].startswith("-") else None
         if command is not None and command not in (known := command_names()):
-            raise UsageError(f"unknown command {command!r}{did_you_mean(command, known)} (commands: {', '.join(known)})")
+            raise UsageError(
+                f"unknown command {command!r}{did_you_mean(command, known)} (commands: {', '.join(known)})"
+            )
         parser = build_parser(command)
         try:
             args = parser.parse_args(words)

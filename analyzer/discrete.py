@@ -32,8 +32,8 @@ import numpy as np
 
 from models import Allocation, Instance, Policy, PolicyError, UserMap
 from models.allocation import exact_str, put_exact
-from models.display import html_table, short_repr
 from models.discrete import DiscreteFill, DiscretePolicy, fill, get_discrete_policy
+from models.display import html_table, short_repr
 
 from .api import as_instance, solve
 
@@ -114,7 +114,9 @@ class DiscreteResult:
         """Exact use of each resource."""
         f = self.fill
         m = self.instance.m
-        used = [sum(int(c) - int(v) for c, v in zip(f.data.machines[:, j], f.free[:, j], strict=True)) for j in range(m)]
+        used = [
+            sum(int(c) - int(v) for c, v in zip(f.data.machines[:, j], f.free[:, j], strict=True)) for j in range(m)
+        ]
         return tuple(f.data.exact(used[j], j) for j in range(m))
 
     @cached_property

@@ -343,8 +343,15 @@ def _stacked(ax: Any, pos: np.ndarray, shares: np.ndarray, colors: list[Any], wi
     xs = np.column_stack([pos - width / 2, pos + width / 2]).ravel()
     for i in range(shares.shape[0]):
         top = bottom + shares[i]
-        ax.fill_between(xs, np.repeat(bottom, 2), np.repeat(top, 2), color=colors[i], edgecolor=edge if hatch else "none",
-                        linewidth=0.0, hatch=hatch)
+        ax.fill_between(
+            xs,
+            np.repeat(bottom, 2),
+            np.repeat(top, 2),
+            color=colors[i],
+            edgecolor=edge if hatch else "none",
+            linewidth=0.0,
+            hatch=hatch,
+        )
         bottom = top
 
 
@@ -384,7 +391,9 @@ def _dominant_panel(ax: Any, data: Sequence[PlotSeries], colors: list[Any], valu
                                                    else s.dominant]), initial=0.0)) for s in data)
     _share_axis(ax, axis_top(tallest))
     ax.set_ylabel("dominant share")
-    legend = ("(o: continuous, x: discrete)" if markers else "(plain: continuous, hatched: discrete)") if per == 2 else ""
+    legend = (
+        ("(o: continuous, x: discrete)" if markers else "(plain: continuous, hatched: discrete)") if per == 2 else ""
+    )
     ax.set_title(f"dominant share per user {legend}".strip(), fontsize=10)
 
 

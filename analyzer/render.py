@@ -119,9 +119,16 @@ def latex_table(title: str, headers: list[str], rows: list[list[str]], notes: li
     \end{table}
     """
     cell = (lambda c: c) if raw else _latex_escape
-    body = [r"% needs \usepackage{booktabs}", r"\begin{table}[ht]", r"\centering", f"\\caption{{{_latex_escape(title)}}}",
-            f"\\begin{{tabular}}{{{'l' * len(headers)}}}", r"\toprule",
-            " & ".join(_latex_escape(h) for h in headers) + r" \\", r"\midrule"]
+    body = [
+        r"% needs \usepackage{booktabs}",
+        r"\begin{table}[ht]",
+        r"\centering",
+        f"\\caption{{{_latex_escape(title)}}}",
+        f"\\begin{{tabular}}{{{'l' * len(headers)}}}",
+        r"\toprule",
+        " & ".join(_latex_escape(h) for h in headers) + r" \\",
+        r"\midrule",
+    ]
     body += [" & ".join(cell(c) for c in row) + r" \\" for row in rows]
     body += [r"\bottomrule", r"\end{tabular}"]
     if notes:
@@ -196,7 +203,9 @@ def _github_grid(rows: list[list[str]], headers: list[str]) -> str:
     rows = [[c.strip() for c in r] for r in rows]
     widths = _column_widths(rows, headers)
     rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    body = ["| " + " | ".join(_pad(c, w) for c, w in zip(line, widths, strict=False)) + " |" for line in [headers, *rows]]
+    body = [
+        "| " + " | ".join(_pad(c, w) for c, w in zip(line, widths, strict=False)) + " |" for line in [headers, *rows]
+    ]
     return "\n".join([body[0], rule, *body[1:]])
 
 

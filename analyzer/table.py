@@ -166,7 +166,9 @@ class PropertyTable:
             for p in self.policies:
                 text, r = self.cell_text(p, q), self.get(p, q)
                 if r is not None and r.counterexample is not None:
-                    notes.append(f"$^{{{len(notes) + 1}}}$ " + _latex_escape(f"{p}, {q}: {r.counterexample.one_line()}"))
+                    notes.append(
+                        f"$^{{{len(notes) + 1}}}$ " + _latex_escape(f"{p}, {q}: {r.counterexample.one_line()}")
+                    )
                     rest = text.removeprefix(VIOLATED)
                     row.append(f"$\\times^{{{len(notes)}}}${_latex_escape(rest)}")
                 else:
@@ -202,11 +204,19 @@ class PropertyTable:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: the cells in order, each a search result."""
-        return {"policies": self.policies, "properties": self.properties, "interrupted": self.interrupted,
-                "seconds": self.seconds,
-                "cells": [{**self.cells[cell_key(p, q)].to_dict(), **self._proof_dict(p, q)} if cell_key(p, q) in self.cells
-                          else {"policy": p, "property": q, "holds": None, "searched": False}
-                          for q in self.properties for p in self.policies]}
+        return {
+            "policies": self.policies,
+            "properties": self.properties,
+            "interrupted": self.interrupted,
+            "seconds": self.seconds,
+            "cells": [
+                {**self.cells[cell_key(p, q)].to_dict(), **self._proof_dict(p, q)}
+                if cell_key(p, q) in self.cells
+                else {"policy": p, "property": q, "holds": None, "searched": False}
+                for q in self.properties
+                for p in self.policies
+            ],
+        }
 
     def _proof_text(self, policy: str, prop: str) -> str:
         pr = self.proof(policy, prop)

@@ -2,8 +2,9 @@
 
 For m = 2, 3, 4 resources and a growing number n of users (strictly
 positive random integer demands, weights 1..3, no caps, capacities three
-times the total demand per task so that every resource tends to bind), the exact solver runs in a child process with the Groebner size
-limit lifted; a size that takes longer than the budget is stopped. Each
+times the total demand per task so that every resource tends to bind),
+the exact solver runs in a child process with the Groebner size limit
+lifted; a size that takes longer than the budget is stopped. Each
 line shows the exact time and its ratio to the numeric cvxpy solve of the
 same instance, measured in the same run. The last lines give the largest
 instance (users x resources) solved exactly within the budget, per m and
@@ -29,7 +30,6 @@ import numpy as np
 from _common import best_of, report
 
 from analyzer import Instance, get_policy
-
 
 #: Numbers of users tried, in order (stops at the first size over the budget).
 SIZES: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40)

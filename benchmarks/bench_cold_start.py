@@ -13,6 +13,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+
 from _common import ROOT, report
 
 COMMAND = [sys.executable, "-m", "analyzer", "solve", "examples/paper_two_users.toml", "--policy", "drf"]

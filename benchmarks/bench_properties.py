@@ -13,7 +13,6 @@ import time
 import warnings
 
 import numpy as np
-
 from _common import ROOT  # noqa: F401  (puts the repo on sys.path)
 
 from analyzer import check, get_policy

@@ -219,7 +219,9 @@ class Allocation:
         caption = f"{self.policy}: {inst.n} users, {inst.m} resources" + (" (exact)" if self.exact else "")
         body = html_table(head, rows, caption)
         if inst.n > n:
-            body = body.replace("</tbody>", f'<tr><td colspan="{len(head)}">… {inst.n - n} more users</td></tr>\n</tbody>')
+            body = body.replace(
+                "</tbody>", f'<tr><td colspan="{len(head)}">… {inst.n - n} more users</td></tr>\n</tbody>'
+            )
         return body
 
     def to_dict(self) -> dict[str, Any]:

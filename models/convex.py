@@ -229,7 +229,7 @@ def leximin_lp(
         if not blocked.any():
             blocked[int(np.argmax(duals))] = True
         newly = act[blocked]
-        stop[newly] = float(t.value)
+        stop[newly] = float(np.asarray(t.value))
         frozen[newly] = True
     return stop, problems
 

@@ -135,7 +135,11 @@ class IntegerData:
             Dx = instance.demands_exact
             cols = []
             for j in range(m):
-                vals = [instance.capacity_exact[j], *(row[j] for row in Dx), *(mt.capacity_exact[j] for mt in instance.machines)]
+                vals = [
+                    instance.capacity_exact[j],
+                    *(row[j] for row in Dx),
+                    *(mt.capacity_exact[j] for mt in instance.machines),
+                ]
                 cols.append(_lcm_denominators(vals))
             scale = tuple(cols)
             dem = _int_array([[int(row[j] * scale[j]) for j in range(m)] for row in Dx], (instance.n, m))
@@ -331,7 +335,7 @@ class LinearShare(DiscretePolicy):
         self._cache: tuple[Instance, list[Fraction]] | None = None
 
     @property
-    def label(self) -> str:  # type: ignore[override]
+    def label(self) -> str:
         return self.policy.label
 
     @property
@@ -517,7 +521,7 @@ class Placement(ABC):
     #: when it fits; the engine's level jump relies on it.
     plain_on_one_machine: ClassVar[bool] = True
 
-    def start(self, state: FillState) -> None:
+    def start(self, state: FillState) -> None:  # noqa: B027 -- an optional hook: most placements keep no state
         """Called once before the first decision."""
 
     @abstractmethod
@@ -850,7 +854,8 @@ class Engine:
         reason = pol.supports(instance)
         if reason is not None:
             raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")
-        self.policy, self.tie_break, self.on_full, self.batch, self.record = pol, tie_break, on_full, batch, record_picks
+        self.policy, self.tie_break, self.on_full = pol, tie_break, on_full
+        self.batch, self.record = batch, record_picks
         self.place = get_placement(placement)
         data = IntegerData.of(instance)
         self.state = FillState(instance=instance, data=data, tasks=[0] * instance.n, free=data.machines.tolist(),
@@ -892,7 +897,9 @@ class Engine:
                                                           if st.placed[k].get(i)]
         held = sum(st.placed[k].get(i, 0) for k in where)
         if count < 0 or count > held:
-            raise PolicyError(f"release: user {st.instance.users[i]!r} holds {held} task(s) there, asked to release {count}")
+            raise PolicyError(
+                f"release: user {st.instance.users[i]!r} holds {held} task(s) there, asked to release {count}"
+            )
         left = count
         for k in where:
             got = min(left, st.placed[k].get(i, 0))
@@ -1146,7 +1153,9 @@ class _Run:
     def flush(self) -> None:
         """Move the picks recorded one by one into a chunk."""
         if self.pick_users:
-            self.chunks.append((np.asarray(self.pick_users, dtype=np.int64), np.asarray(self.pick_counts, dtype=np.int64)))
+            self.chunks.append(
+                (np.asarray(self.pick_users, dtype=np.int64), np.asarray(self.pick_counts, dtype=np.int64))
+            )
             self.pick_users, self.pick_counts = [], []
 
     def recorded(self) -> tuple[np.ndarray, np.ndarray]:

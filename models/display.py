@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -152,7 +152,7 @@ class LabelledArray(np.ndarray):
         return out
 
     def __reduce__(self) -> Any:  # keep the labels through pickle (process pools, Dask)
-        cls, args, state = super().__reduce__()  # type: ignore[misc]
+        cls, args, state = cast(tuple[Any, Any, Any], super().__reduce__())
         return cls, args, (state, self.dims, self._instance)
 
     def __setstate__(self, state: Any) -> None:

@@ -105,10 +105,14 @@ class FillingPolicy(Policy):
     def _coefficients(self, instance: Instance) -> np.ndarray:
         c = np.asarray(self.shares_for(instance, instance.demands, instance.capacity), dtype=float)
         if c.shape != (instance.n,):
-            raise PolicyError(f"policy {self.name!r}: share_per_task returned shape {c.shape}, expected ({instance.n},)")
+            raise PolicyError(
+                f"policy {self.name!r}: share_per_task returned shape {c.shape}, expected ({instance.n},)"
+            )
         if not np.all(np.isfinite(c) & (c >= 0)):
             i = int(np.argmax(~(np.isfinite(c) & (c >= 0))))
-            raise PolicyError(f"policy {self.name!r}: share of one task of user {instance.users[i]!r} is {c[i]!r}, must be >= 0")
+            raise PolicyError(
+                f"policy {self.name!r}: share of one task of user {instance.users[i]!r} is {c[i]!r}, must be >= 0"
+            )
         return c
 
     def _coefficients_exact(self, instance: Instance) -> list[Fraction]:
@@ -273,7 +277,7 @@ class FillingPolicy(Policy):
                 if not blocked.any():
                     blocked[int(np.argmax(duals))] = True
                 newly = act[blocked]
-                levels[newly] = float(t.value) * u
+                levels[newly] = float(np.asarray(t.value)) * u
                 frozen[newly] = True
         return levels / scale, problems
 
@@ -408,12 +412,12 @@ def fill_exact(
     while any(active):
         act = [i for i in range(n) if active[i]]
         slope = [sum((rates[i] * D[i][j] for i in act), Fraction(0)) for j in range(m)]
-        cand: list[Fraction] = [K[i] / rates[i] for i in act if K[i] is not None]
+        cand: list[Fraction] = [k / rates[i] for i in act if (k := K[i]) is not None]
         sat_level = {j: (R[j] - base[j]) / slope[j] for j in range(m) if slope[j] > 0}
         cand += list(sat_level.values())
         tstar = min(cand)
         sat = tuple(j for j, lv in sat_level.items() if lv == tstar)
-        capped = tuple(i for i in act if K[i] is not None and K[i] / rates[i] == tstar)
+        capped = tuple(i for i in act if (k := K[i]) is not None and k / rates[i] == tstar)
         frozen = tuple(i for i in act if i in capped or any(D[i][j] > 0 for j in sat))
         for i in frozen:
             x[i] = tstar * rates[i]

@@ -501,7 +501,9 @@ class Instance:
         machines: tuple[MachineType, ...] = ()
         if machines_raw is not None:
             machines = _parse_machines(machines_raw, resources)
-            totals = [sum((mt.capacity_exact[j] * mt.count for mt in machines), Fraction(0)) for j in range(len(resources))]
+            totals = [
+                sum((mt.capacity_exact[j] * mt.count for mt in machines), Fraction(0)) for j in range(len(resources))
+            ]
             for j, r in enumerate(resources):
                 if totals[j] != _exact(cap[j]):
                     raise InstanceError(
@@ -522,7 +524,9 @@ class Instance:
         return cls(
             resources=resources,
             capacity=_freeze(np.array([float(v) for v in cap], dtype=float)),
-            demands=_freeze(np.array([[float(v) for v in row] for row in dem], dtype=float).reshape(len(names), len(resources))),
+            demands=_freeze(
+                np.array([[float(v) for v in row] for row in dem], dtype=float).reshape(len(names), len(resources))
+            ),
             weights=_freeze(np.array([float(v) for v in wts], dtype=float)),
             max_tasks=_freeze(np.array([math.inf if k is None else float(k) for k in caps], dtype=float)),
             machines=machines,
@@ -587,7 +591,9 @@ class Instance:
             else:
                 data = tomllib.loads(text)
         except json.JSONDecodeError as exc:
-            raise InstanceError(f"{source}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+            raise InstanceError(
+                f"{source}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            ) from None
         except _DuplicateKey as exc:
             raise InstanceError(f"{source}: malformed JSON: key {exc.args[0]!r} given twice") from None
         except tomllib.TOMLDecodeError as exc:
@@ -660,6 +666,7 @@ class Instance:
             if w.shape[0] != n:
                 raise InstanceError(f"weights: {w.shape[0]} weights for {n} users")
             _check_array("weights", w, None, positive=True)
+        k: np.ndarray
         if max_tasks is None:
             k = np.full(n, math.inf)
         else:
@@ -669,7 +676,7 @@ class Instance:
             except (TypeError, ValueError):
                 raise InstanceError("max_tasks: must be an array of numbers (None or inf for unbounded)") from None
             if k.shape != (n,):
-                raise InstanceError(f"max_tasks: {k.shape[0] if k.ndim else 0} caps for {n} users")
+                raise InstanceError(f"max_tasks: {len(k) if k.ndim else 0} caps for {n} users")
             badk = np.isnan(k) | (k < 0)
             if badk.any():
                 i = int(np.argmax(badk))
@@ -712,8 +719,8 @@ class Instance:
             }
             if self.weights_exact[i] != 1:
                 spec["weight"] = fraction_to_plain(self.weights_exact[i])
-            if self.max_tasks_exact[i] is not None:
-                spec["max_tasks"] = fraction_to_plain(self.max_tasks_exact[i])
+            if (cap := self.max_tasks_exact[i]) is not None:
+                spec["max_tasks"] = fraction_to_plain(cap)
             users[u] = spec
         top, per_user = self.extensions.to_dict_parts(self.resources)
         for u, entries in per_user.items():
@@ -889,8 +896,8 @@ class Instance:
             s = f"{u}: {vec(self.demands_exact[i])}"
             if self.weights_exact[i] != 1:
                 s += f" w={fraction_to_plain(self.weights_exact[i])}"
-            if self.max_tasks_exact[i] is not None:
-                s += f" cap={fraction_to_plain(self.max_tasks_exact[i])}"
+            if (cap := self.max_tasks_exact[i]) is not None:
+                s += f" cap={fraction_to_plain(cap)}"
             parts.append(s)
         return f"R={vec(self.capacity_exact)}; " + ", ".join(parts)
 

@@ -243,7 +243,7 @@ def _bottleneck(i: int, D: Any, R: Any, usage: list[Fraction], level: list[Fract
     would lower the leximin vector, so only phase-2 users can give.
     """
     for j in range(len(R)):
-        if D[i][j] > 0 and usage[j] == R[j] and all(level[l] <= level[i] for l in group if D[l][j] > 0):
+        if D[i][j] > 0 and usage[j] == R[j] and all(level[k] <= level[i] for k in group if D[k][j] > 0):
             return j
     return None
 

@@ -73,7 +73,7 @@ def _equal_share_program(policy: str, share: Any) -> Derivation:
 
     x, y, caps, names = _paper_symbols()
     sA, sB = share(x, y)
-    for j, g in enumerate(caps):
+    for g in caps:
         sol = sp.solve([sp.Eq(sA, sB), sp.Eq(g, 0)], [x, y], dict=True)
         if len(sol) != 1:
             continue

@@ -104,7 +104,7 @@ class _Problem:
         b = list(self.R)
         for i, ki in enumerate(self.k):
             if ki is not None:
-                A.append([Fraction(int(l == i)) for l in range(self.n)] + z)
+                A.append([Fraction(int(q == i)) for q in range(self.n)] + z)
                 b.append(ki)
         return A, b
 
@@ -133,16 +133,16 @@ def solve_utilitarian_exact(policy: Policy, instance: Instance) -> Allocation:
     stages: list[tuple[Fraction, tuple[str, ...]]] = []
     while len(level) < n:
         active = [i for i in range(n) if i not in level]
-        eq = face + [[Fraction(int(l == i)) for l in range(n)] + [Fraction(0)] for i in level]
+        eq = face + [[Fraction(int(q == i)) for q in range(n)] + [Fraction(0)] for i in level]
         eq_b = face_b + [level[i] * P.w[i] for i in level]
         # x_a / w_a >= t  <=>  t w_a - x_a <= 0
-        rise = [[-Fraction(int(l == a)) for l in range(n)] + [P.w[a]] for a in active]
+        rise = [[-Fraction(int(q == a)) for q in range(n)] + [P.w[a]] for a in active]
         t, _ = _lp_max([Fraction(0)] * n + [Fraction(1)], At + rise, bt + [Fraction(0)] * len(active), eq, eq_b)
-        floor = [[-Fraction(int(l == a)) for l in range(n)] + [Fraction(0)] for a in active]
+        floor = [[-Fraction(int(q == a)) for q in range(n)] + [Fraction(0)] for a in active]
         floor_b = [-t * P.w[a] for a in active]
         stuck = []
         for a in active:
-            best, _ = _lp_max([Fraction(int(l == a)) / P.w[a] for l in range(n)] + [Fraction(0)],
+            best, _ = _lp_max([Fraction(int(q == a)) / P.w[a] for q in range(n)] + [Fraction(0)],
                               At + floor, bt + floor_b, eq, eq_b)
             if best == t:
                 stuck.append(a)
@@ -167,7 +167,7 @@ def _duality_check(P: _Problem, total: Fraction) -> Check:
     capped = [i for i in range(P.n) if P.k[i] is not None]
     # min R.p + k.nu  s.t.  D p + nu >= 1  <=>  max -(R.p + k.nu)  s.t.  -(D p + nu) <= -1
     c = [-r for r in P.R] + [-P.k[i] for i in capped]  # type: ignore[operator]
-    A = [[-P.D[i][j] for j in range(P.m)] + [-Fraction(int(i == l)) for l in capped] for i in range(P.n)]
+    A = [[-P.D[i][j] for j in range(P.m)] + [-Fraction(int(i == q)) for q in capped] for i in range(P.n)]
     value, _ = _lp_max(c, A, [Fraction(-1)] * P.n, [], [])
     return Check("LP duality: the dual of the total-tasks LP has the same value", -value == total,
                  f"primal {exact_str(total)}, dual {exact_str(-value)}")

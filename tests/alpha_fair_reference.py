@@ -67,7 +67,9 @@ def alpha_fair_reference(instance: Instance, beta: float, unit: str) -> list[flo
     gfj, ``"dominant"`` for fds), for instances with at most two resources."""
     assert instance.m <= 2, "the reference handles one or two resources"
     with mpmath.workdps(DIGITS):
-        to = lambda v: mpmath.mpf(v.numerator) / v.denominator
+        def to(v: Fraction) -> mpmath.mpf:
+            return mpmath.mpf(v.numerator) / v.denominator
+
         R = [to(Fraction(v)) for v in instance.capacity_exact]
         D = [[to(Fraction(v)) for v in row] for row in instance.demands_exact]
         w = [to(Fraction(v)) for v in instance.weights_exact]
@@ -78,7 +80,9 @@ def alpha_fair_reference(instance: Instance, beta: float, unit: str) -> list[flo
         if instance.m == 1:
             p = [_price(lambda t: _excess([t], 0, D, R, u, w, k, b))]
         else:
-            inner = lambda t: _price(lambda s: _excess([t, s], 1, D, R, u, w, k, b))
+            def inner(t: mpmath.mpf) -> mpmath.mpf:
+                return _price(lambda s: _excess([t, s], 1, D, R, u, w, k, b))
+
             p1 = _price(lambda t: _excess([t, inner(t)], 0, D, R, u, w, k, b))
             p = [p1, inner(p1)]
         return [float(v) for v in _tasks(p, D, u, w, k, b)]

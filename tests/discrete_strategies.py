@@ -42,7 +42,9 @@ def random_cluster(
         for _ in range(int(rng.integers(1, 3))):
             lo = maxtask if fit_everywhere else np.ones(m, dtype=int)
             cap = lo + rng.integers(0, 12, size=m)
-            types.append({"count": int(rng.integers(1, k_max + 1)), **{r: int(c) for r, c in zip(names, cap, strict=True)}})
+            types.append(
+                {"count": int(rng.integers(1, k_max + 1)), **{r: int(c) for r, c in zip(names, cap, strict=True)}}
+            )
         total = [sum(t["count"] * t[r] for t in types) for r in names]
     else:
         total = [int(v) for v in rng.integers(1, 40, size=m) + (maxtask if fit_everywhere else 0)]

@@ -130,10 +130,14 @@ def junk() -> st.SearchStrategy[Any]:
                          -0.0, 5e-324, 1.7976931348623157e308]),
         st.fractions(max_denominator=10**6),
     )
-    return st.recursive(leaf, lambda kids: st.one_of(st.lists(kids, max_size=3),
-                                                     st.dictionaries(st.one_of(st.text(max_size=5), st.integers(-3, 3)), kids,
-                                                                     max_size=3)),
-                        max_leaves=6)
+    return st.recursive(
+        leaf,
+        lambda kids: st.one_of(
+            st.lists(kids, max_size=3),
+            st.dictionaries(st.one_of(st.text(max_size=5), st.integers(-3, 3)), kids, max_size=3),
+        ),
+        max_leaves=6,
+    )
 
 
 @st.composite

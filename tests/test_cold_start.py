@@ -20,8 +20,20 @@ PAPER = ROOT / "examples" / "paper_two_users.toml"
 #: ``plot``; tabulate is replaced by analyzer.render's own grids; proofs (exact answers), the search, table
 #: and discrete machinery load on first use (lazy names in analyzer, one
 #: subcommand module registered when the command is named).
-HEAVY = ("cvxpy", "scipy", "sympy", "tabulate", "clarabel", "matplotlib", "z3", "proofs", "analyzer.search.engine", "analyzer.table",
-         "models.discrete", "analyzer.commands.table")
+HEAVY = (
+    "cvxpy",
+    "scipy",
+    "sympy",
+    "tabulate",
+    "clarabel",
+    "matplotlib",
+    "z3",
+    "proofs",
+    "analyzer.search.engine",
+    "analyzer.table",
+    "models.discrete",
+    "analyzer.commands.table",
+)
 
 
 @pytest.mark.parametrize("fmt", ["text", "md", "json"])
@@ -50,11 +62,9 @@ def test_grids_match_tabulate_layout() -> None:
 
 def test_lazy_public_names_and_full_help() -> None:
     import analyzer
-    from analyzer.cli import build_parser
-
-    from analyzer import PropertyTable, check, progressive_filling, property_table, search  # noqa: F401
-
     import analyzer.table  # noqa: F401  (imports the analyzer.search subpackage)
+    from analyzer import PropertyTable, check, progressive_filling, property_table, search  # noqa: F401
+    from analyzer.cli import build_parser
 
     assert callable(analyzer.search) and analyzer.search.__name__ == "search"
     def commands(parser: object) -> set[str]:

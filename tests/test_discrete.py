@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from discrete_strategies import random_cluster
 
 from analyzer import Instance, progressive_filling
 from analyzer.cli import main
 from analyzer.discrete import compare, envy_freeness, sharing_incentive
 from models.discrete import PLACEMENTS
-from discrete_strategies import random_cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "examples" / "paper_two_users.toml"

@@ -8,12 +8,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
-from models import Instance, PolicyError
-from models import discrete
-from models.discrete import PLACEMENTS, TIE_BREAKS, IntegerData, fill
-
 from discrete_strategies import random_cluster
+
+from models import Instance, PolicyError, discrete
+from models.discrete import PLACEMENTS, TIE_BREAKS, IntegerData, fill
 
 PAPER = {"resources": {"cpu": 9, "mem": 18},
          "users": {"A": {"demand": {"cpu": 1, "mem": 4}}, "B": {"demand": {"cpu": 3, "mem": 1}}}}

@@ -115,7 +115,9 @@ def test_json_duplicate_user_is_rejected_like_toml(tmp_path: Path, capsys) -> No
 def test_solve_of_a_non_instance_is_an_instance_error(value: object) -> None:
     with pytest.raises(InstanceError) as info:
         solve(value)  # type: ignore[arg-type]
-    assert str(info.value) == f"instance: must be an Instance, a scenario dict or a file path, got {type(value).__name__}"
+    assert (
+        str(info.value) == f"instance: must be an Instance, a scenario dict or a file path, got {type(value).__name__}"
+    )
 
 
 @pytest.mark.parametrize("build", [

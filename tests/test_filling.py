@@ -5,9 +5,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from strategies import random_instance
 
 from analyzer import Instance, get_policy, solve
-from strategies import random_instance
 
 FILLING = ["drf", "asset"]
 

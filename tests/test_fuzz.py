@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fuzz_strategies import exact_instances, instances, junk, mangled_scenarios, scenario_dicts, toml_texts
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from analyzer.cli import main
-from fuzz_strategies import exact_instances, instances, junk, mangled_scenarios, scenario_dicts, toml_texts
 from models import Instance, InstanceError, PolicyError, SolverError, available, get_policy
 from models.filling import FillingPolicy
 from models.tolerances import CROSSCHECK_RTOL, FEASIBILITY_RTOL
@@ -131,7 +131,9 @@ def test_load_random_bytes(profile: str) -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_from_arrays_junk(profile: str) -> None:
-    values = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5), st.none(), st.text(max_size=2))
+    values = st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5), st.none(), st.text(max_size=2)
+    )
     arrays = st.fixed_dictionaries({
         "capacity": st.lists(values, max_size=3),
         "demands": st.one_of(st.lists(st.lists(values, min_size=0, max_size=3), max_size=3), values),

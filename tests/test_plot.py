@@ -189,9 +189,8 @@ def test_plot_missing_output_flag(capsys) -> None:
 
 def test_plot_fuzzed_instances(tmp_path) -> None:
     # extreme data (1e-9..1e9, zeros, duplicates, caps) renders without error
-    from hypothesis import given, settings
-
     from fuzz_strategies import instances
+    from hypothesis import given, settings
 
     @settings(settings.get_profile("fuzz"), max_examples=5)
     @given(instances())

@@ -12,9 +12,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from strategies import random_instance
 
 from analyzer import Instance, PolicyError, get_policy, solve
-from strategies import random_instance
 
 PAPER = {"resources": {"cpu": 9, "mem": 18},
          "users": {"A": {"demand": {"cpu": 1, "mem": 4}}, "B": {"demand": {"cpu": 3, "mem": 1}}}}
@@ -146,7 +146,7 @@ def test_large_beta_approaches_the_max_min_limit(policy: str, limit: str, unit: 
         gaps = [(target - levels(solve(inst, f"{policy}:beta={b}")).min()) / target for b in (2, 4, 8, 16)]
         # the gap shrinks like 1/beta: beta 2 -> 16 divides it by at least 4
         assert gaps[-1] <= 0.05 and gaps[-1] <= max(gaps[0] / 4, 1e-6), (inst.describe(), gaps)
-        assert all(g2 <= g1 + 1e-6 for g1, g2 in zip(gaps, gaps[1:])), (inst.describe(), gaps)
+        assert all(g2 <= g1 + 1e-6 for g1, g2 in zip(gaps, gaps[1:], strict=False)), (inst.describe(), gaps)
         exact = solve(inst, f"{policy}:beta=inf", exact=True)
         assert exact.exact and exact.x_exact == solve(inst, limit, exact=True).x_exact
 

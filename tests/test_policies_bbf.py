@@ -4,10 +4,10 @@ market-equilibrium policy that reaches it (Gutman and Nisan, AAMAS 2012)."""
 from __future__ import annotations
 
 import numpy as np
+from strategies import random_instance
 
 from analyzer import Instance
 from analyzer.properties.bottleneck_based import BottleneckBasedFairness
-from strategies import random_instance
 
 BBF = BottleneckBasedFairness()
 PAPER = Instance.from_exact([9, 18], [[1, 4], [3, 1]], users=["A", "B"], resources=["cpu", "mem"])

@@ -7,13 +7,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
+from strategies import random_instance
 
 from analyzer import Instance, solve
 from models import get_policy
 from models.tolerances import CROSSCHECK_RTOL, EXACT_AGREEMENT_RTOL
 from proofs import EXACT_SOLVERS, CEEIEnclosure, KKTCertificate, solve_ceei_exact
 from proofs.ceei_exact import ActiveSet, RealAlgebraic, enclose, guess_active_set
-from strategies import random_instance
 
 CEEI = get_policy("ceei")
 
@@ -59,12 +59,12 @@ def test_three_users_irrational_optimum_is_symbolic() -> None:
     p1, p2 = sp.symbols("p1 p2", positive=True)
     d = [(4, 1), (1, 16), (16, 1)]
     x = [1 / (p1 * u + p2 * v) for u, v in d]
-    sols = sp.solve([sum(xi * u for xi, (u, _) in zip(x, d)) - 100,
-                     sum(xi * v for xi, (_, v) in zip(x, d)) - 100], [p1, p2], dict=True)
+    sols = sp.solve([sum(xi * u for xi, (u, _) in zip(x, d, strict=True)) - 100,
+                     sum(xi * v for xi, (_, v) in zip(x, d, strict=True)) - 100], [p1, p2], dict=True)
     sols = [s for s in sols if s[p1].is_positive and s[p2].is_positive]
     assert len(sols) == 1
     expect = [sp.radsimp(xi.subs(sols[0])) for xi in x]
-    for name, e in zip("ABC", expect):
+    for name, e in zip("ABC", expect, strict=True):
         got = a.tasks[name]
         assert not got.is_Rational  # irrational, given exactly
         assert sp.simplify(got - e) == 0
@@ -114,7 +114,7 @@ def test_enclosure_contains_exact_optimum() -> None:
     exact = solve(inst, "ceei", exact=True)
     enc = enclose(inst, ActiveSet(binding=(0, 1), capped=()), CEEI.solve(inst).x)
     assert isinstance(enc, CEEIEnclosure) and enc.holds
-    for v, (lo, hi) in zip(exact.x_exact, enc.bounds()):
+    for v, (lo, hi) in zip(exact.x_exact, enc.bounds(), strict=True):
         assert bool(sp.Rational(lo.numerator, lo.denominator) <= v <= sp.Rational(hi.numerator, hi.denominator))
     assert enc.max_width < 1e-30
 

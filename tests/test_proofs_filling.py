@@ -5,12 +5,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from strategies import random_instance
 
 from analyzer import Instance, get_policy, solve
 from analyzer.cli import main
 from models.filling import FillingPolicy, Stage
 from proofs import certify_filling, explain
-from strategies import random_instance
 
 
 def test_paper_drf_stage_sentence() -> None:

@@ -1,7 +1,6 @@
 """Symbolic derivations (proofs.symbolic): the paper's two-user programs and
 the closed form of two-user, two-resource DRF."""
 
-from fractions import Fraction
 
 import numpy as np
 import pytest

@@ -7,7 +7,16 @@ import itertools
 import numpy as np
 import pytest
 
-from analyzer.search import InstanceClass, grid, log_uniform, near_ties, one_of, random_strategies, shared_dominant, uniform
+from analyzer.search import (
+    InstanceClass,
+    grid,
+    log_uniform,
+    near_ties,
+    one_of,
+    random_strategies,
+    shared_dominant,
+    uniform,
+)
 from analyzer.search.shrink import shrink, size
 
 
@@ -77,7 +86,11 @@ def test_strategies_compose():
     cls = InstanceClass()
     both = uniform(cls) | log_uniform(cls)
     assert both.name == "uniform|log-uniform"
-    big = one_of(both, near_ties(cls)).filter(lambda i: i.n >= 3).map(lambda i: i.replace(capacity=[c * 2 for c in i.capacity_exact]))
+    big = (
+        one_of(both, near_ties(cls))
+        .filter(lambda i: i.n >= 3)
+        .map(lambda i: i.replace(capacity=[c * 2 for c in i.capacity_exact]))
+    )
     rng = np.random.default_rng(0)
     draws = [big.draw(rng) for _ in range(20)]
     assert all(i.n >= 3 for i in draws)

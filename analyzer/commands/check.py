@@ -6,7 +6,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from ..cli import EXIT_OK, EXIT_VIOLATION, add_file_argument, add_solver_options, load_instance, solver_context, write_out
+from ..cli import (
+    EXIT_OK,
+    EXIT_VIOLATION,
+    add_file_argument,
+    add_solver_options,
+    load_instance,
+    solver_context,
+    write_out,
+)
 from ..render import to_json
 
 if TYPE_CHECKING:

@@ -17,7 +17,9 @@ MAX_PICK_RUNS_SHOWN = 40
 def register(sub: Any) -> None:
     from models.discrete import ON_FULL, PLACEMENTS, TIE_BREAK_HELP, TIE_BREAKS
 
-    p = sub.add_parser("discrete", help="discrete progressive filling (whole tasks, machines) vs the continuous solution")
+    p = sub.add_parser(
+        "discrete", help="discrete progressive filling (whole tasks, machines) vs the continuous solution"
+    )
     add_file_argument(p, "; [[machines]] are used when present")
     p.add_argument("--policy", default="drf", help="policy (default: drf; any filling policy, e.g. asset)")
     p.add_argument("--tie-break", default=None, choices=list(TIE_BREAKS),

@@ -141,7 +141,9 @@ def simulation_tables(results: list[Any]) -> tuple[list[Table], list[str]]:
         if r.stats["interrupted"]:
             notes.append(f"{r.policy}: interrupted at t={r.end:g} s; results so far")
         if r.stats["late_arrivals"]:
-            notes.append(f"{r.policy}: {r.stats['late_arrivals']} trace rows arrived out of order beyond the look-ahead")
+            notes.append(
+                f"{r.policy}: {r.stats['late_arrivals']} trace rows arrived out of order beyond the look-ahead"
+            )
         if r.violations:
             shown = "; ".join(f"t={v['time']:g} {v['property']} {v['user']}"
                               + (f" envies {v['other']}" if "other" in v else "")

@@ -9,19 +9,26 @@ every reported violation is re-verified with the policy's own exact solver.
 
 from __future__ import annotations
 
-import numpy as np
-
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from models import Instance, Policy
 from models.filling import FillingPolicy
-from models.tolerances import CEEI_ARMIJO, CEEI_KKT_RTOL, CEEI_VALUE_RTOL, CEEI_LINE_SEARCH_STEPS, CEEI_NEWTON_REGULARIZATION, SATURATION_RTOL
-from models.tolerances import SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
-
-from .base import CONTINUOUS
+from models.tolerances import (
+    CEEI_ARMIJO,
+    CEEI_KKT_RTOL,
+    CEEI_LINE_SEARCH_STEPS,
+    CEEI_NEWTON_REGULARIZATION,
+    CEEI_VALUE_RTOL,
+    SATURATION_RTOL,
+    SCREEN_BATCH_ATOL,
+    SCREEN_BATCH_RTOL,
+)
 
 from ._common import numeric_variant
+from .base import CONTINUOUS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._common import Evaluator

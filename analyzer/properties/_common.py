@@ -161,7 +161,9 @@ def numeric_variant(
         ext = instance.extensions.restrict(variant.users, variant.resources, variant.capacity_exact)
         object.__setattr__(variant, "extensions", ext)
     if instance.machines:  # machine-aware policies (DRFH) keep their machines, grown with the pool
-        object.__setattr__(variant, "machines", scaled_machines(instance, [Fraction(float(c)) for c in variant.capacity]))
+        object.__setattr__(
+            variant, "machines", scaled_machines(instance, [Fraction(float(c)) for c in variant.capacity])
+        )
     return variant
 
 

@@ -10,8 +10,8 @@ import numpy as np
 from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL, SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
-from ._common import Evaluator, maxmin_on_resource, per_user, show
 from ._batch import numeric_batch
+from ._common import Evaluator, maxmin_on_resource, per_user, show
 from .base import DISCRETE, Violation
 
 

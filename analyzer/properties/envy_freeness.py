@@ -9,8 +9,8 @@ import numpy as np
 from models import Instance, Policy
 from models.tolerances import COMPARE_ATOL
 
-from ._common import Evaluator, as_exact_str, relative_margin, leontief_tasks, numeric_below, show
 from ._batch import numeric_batch, widened
+from ._common import Evaluator, as_exact_str, leontief_tasks, numeric_below, relative_margin, show
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 #: Largest number of (envier, envied, resource) triples screened at once.

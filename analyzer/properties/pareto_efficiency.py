@@ -12,8 +12,8 @@ import numpy as np
 from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
-from ._common import Evaluator, confirmed_below, per_user, show
 from ._batch import numeric_batch, widened
+from ._common import Evaluator, confirmed_below, per_user, show
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 
@@ -162,8 +162,8 @@ def _best_placed(instance: Instance, x: np.ndarray) -> np.ndarray | None:
     if cols.size == 0:
         return None
     A_cap = np.zeros((T * instance.m, len(cols)))
-    for v, (i, l) in enumerate(cols):
-        A_cap[l * instance.m:(l + 1) * instance.m, v] = D[i]
+    for v, (i, typ) in enumerate(cols):
+        A_cap[typ * instance.m:(typ + 1) * instance.m, v] = D[i]
     b_cap = np.concatenate([mt.capacity * mt.count for mt in instance.machines])
     owner = np.zeros((n, len(cols)))
     owner[cols[:, 0], np.arange(len(cols))] = 1.0

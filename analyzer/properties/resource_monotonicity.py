@@ -11,8 +11,16 @@ import numpy as np
 from models import Instance, Policy
 
 from ._batch import numeric_many
-from ._common import (Evaluator, as_exact_str, numeric_below, per_resource, per_user, relative_margin, scaled_machines,
-                      show)
+from ._common import (
+    Evaluator,
+    as_exact_str,
+    numeric_below,
+    per_resource,
+    per_user,
+    relative_margin,
+    scaled_machines,
+    show,
+)
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors by which capacities are multiplied (one resource, then all):

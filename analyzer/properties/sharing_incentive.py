@@ -9,8 +9,8 @@ import numpy as np
 
 from models import Instance, Policy
 
-from ._common import Evaluator, as_exact_str, relative_margin, leontief_tasks, numeric_below, one_share_tasks_np, show
 from ._batch import numeric_batch, widened
+from ._common import Evaluator, as_exact_str, leontief_tasks, numeric_below, one_share_tasks_np, relative_margin, show
 from .base import CONTINUOUS, Property, Violation, register_property
 
 

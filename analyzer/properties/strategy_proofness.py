@@ -311,7 +311,9 @@ class StrategyProofness(Property):
             U = (u[:, None, :] + step[:, None, None] * trial_moves[None, :, :]).reshape(-1, m + 1)
             U[:, m] = np.clip(U[:, m], *lo_hi)  # scales stay in the grid's range (readable reports)
             W = np.repeat(who, per_round)
-            g = (((yield from self._true_tasks(inst, W, _report_rows(U))) - x[W]) / scale[W]).reshape(len(users), per_round)
+            g = (((yield from self._true_tasks(inst, W, _report_rows(U))) - x[W]) / scale[W]).reshape(
+                len(users), per_round
+            )
             best = g.argmax(axis=1)
             better = g[np.arange(len(users)), best] > cur
             u = np.where(better[:, None], U.reshape(len(users), per_round, m + 1)[np.arange(len(users)), best], u)

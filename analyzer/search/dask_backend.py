@@ -12,7 +12,8 @@ the same file system as the client (the cells of a table stream their
 checkpoints from the worker that runs them). Policy files loaded with
 ``--policy-file`` (or :func:`analyzer.load_policy_file`) are shipped: their
 source is imported on the scheduler (which deserialises the tasks) and, by
-a worker plugin, on every worker, also on workers that join later. A failure on a worker (a task raising, a worker dying) is one
+a worker plugin, on every worker, also on workers that join later. A
+failure on a worker (a task raising, a worker dying) is one
 :class:`SchedulerError`, which the command line reports in one line with
 exit code 2. Install with ``pip install "fairalloc[dask]"``.
 """

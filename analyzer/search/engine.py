@@ -45,8 +45,8 @@ from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_proper
 from .classes import InstanceClass
 from .margins import margin_function
 from .shrink import SHRINK_CHECKS, shrink
-from .stream import Recorder, Throttle
 from .strategies import build, grid, random_strategies
+from .stream import Recorder, Throttle
 
 #: Share of the budget given to the exhaustive grid.
 GRID_FRACTION: float = 0.3

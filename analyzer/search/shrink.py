@@ -39,7 +39,9 @@ def size(instance: Instance) -> tuple[int, int, int, int, Fraction, Fraction, Fr
     return instance.n, instance.m, fractional, extras, max(vals), sum(vals, Fraction(0)), side
 
 
-def _data(inst: Instance) -> tuple[list[Fraction], list[list[Fraction]], list[Fraction] | None, list[Fraction | None] | None]:
+def _data(
+    inst: Instance,
+) -> tuple[list[Fraction], list[list[Fraction]], list[Fraction] | None, list[Fraction | None] | None]:
     w = list(inst.weights_exact) if inst.weighted else None
     k = list(inst.max_tasks_exact) if inst.capped else None
     return list(inst.capacity_exact), [list(r) for r in inst.demands_exact], w, k

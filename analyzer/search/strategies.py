@@ -69,7 +69,12 @@ def build(capacity: Sequence[int | Fraction], demands: Sequence[Sequence[int | F
     n, m = len(demands), len(capacity)
     users = [_user_name(i) for i in range(n)]
     resources = [f"r{j + 1}" for j in range(m)]
-    flat = [*capacity, *(v for row in demands for v in row), *(weights or ()), *(k for k in (caps or ()) if k is not None)]
+    flat = [
+        *capacity,
+        *(v for row in demands for v in row),
+        *(weights or ()),
+        *(k for k in (caps or ()) if k is not None),
+    ]
     plain = all(type(v) is int and -_EXACT_INT_LIMIT < v < _EXACT_INT_LIMIT for v in flat)  # the common case, fast
     if plain or all(_small_int(v) for v in flat):
         return Instance.from_arrays([int(c) for c in capacity], [[int(v) for v in row] for row in demands],

@@ -591,17 +591,38 @@ class Engine:
     def _result(self, start: float, end: float, interrupted: bool, seconds: float) -> SimulationResult:
         m = len(self.w.resources)
         return SimulationResult(
-            policy=self.model.label, workload=self.w.name, resources=self.w.resources,
-            scale=np.asarray(self.w.scale, dtype=float), capacity=self.w.capacity[:m].astype(np.int64),
-            start=start, end=end, times=np.frombuffer(self.times, dtype=float).copy(),
+            policy=self.model.label,
+            workload=self.w.name,
+            resources=self.w.resources,
+            scale=np.asarray(self.w.scale, dtype=float),
+            capacity=self.w.capacity[:m].astype(np.int64),
+            start=start,
+            end=end,
+            times=np.frombuffer(self.times, dtype=float).copy(),
             used=np.frombuffer(self.util, dtype=np.int64).reshape(-1, m).copy(),
-            users=tuple(u.name for u in self.users), weights=np.array([u.weight for u in self.users]),
-            log=(np.frombuffer(self.log_t, dtype=float).copy(), np.frombuffer(self.log_u, dtype=np.int64).copy(),
-                 np.frombuffer(self.log_k, dtype=np.int64).copy(), np.frombuffer(self.log_d, dtype=np.int64).copy())
-            if self.record_users else None,
+            users=tuple(u.name for u in self.users),
+            weights=np.array([u.weight for u in self.users]),
+            log=(
+                np.frombuffer(self.log_t, dtype=float).copy(),
+                np.frombuffer(self.log_u, dtype=np.int64).copy(),
+                np.frombuffer(self.log_k, dtype=np.int64).copy(),
+                np.frombuffer(self.log_d, dtype=np.int64).copy(),
+            )
+            if self.record_users
+            else None,
             demands=np.array(self.demands, dtype=np.int64).reshape(-1, m),
-            job_records=tuple(self.jobs.values()), violations=tuple(self.violations), work=self.work.copy(),
-            stats={"decisions": self.decisions, "jumps": self.jumps, "events": self.nevents, "tasks_launched": self.launched,
-                   "seconds": seconds, "interrupted": interrupted, "late_arrivals": self.w.late[0],
-                   "tasks_running": self.launched - self.finished, "checked": self.check},
+            job_records=tuple(self.jobs.values()),
+            violations=tuple(self.violations),
+            work=self.work.copy(),
+            stats={
+                "decisions": self.decisions,
+                "jumps": self.jumps,
+                "events": self.nevents,
+                "tasks_launched": self.launched,
+                "seconds": seconds,
+                "interrupted": interrupted,
+                "late_arrivals": self.w.late[0],
+                "tasks_running": self.launched - self.finished,
+                "checked": self.check,
+            },
         )

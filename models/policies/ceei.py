@@ -28,6 +28,7 @@ from ..policy import Policy, register
 from ..solvers import CONIC_SOLVERS, solve_problem
 from ..tolerances import COMPARE_ATOL, FEASIBILITY_RTOL
 
+
 @register
 class CEEI(Policy):
     """Weighted CEEI / Eisenberg-Gale program with task caps.

@@ -83,6 +83,7 @@ def _recursive(data: TreeData) -> list[Any]:
         C = cap[cols]
         sigma = [max(U[r, j] / C[j] for j in range(cols.size)) for r in range(len(kids))]
         rates = [w[c] / s for c, s in zip(kids, sigma, strict=True)]
+        t: Any  # exact: a list of Fractions; numeric: an array
         if exact:
             t, _ = fill_exact(U.tolist(), list(C), rates, list(caps))
         else:

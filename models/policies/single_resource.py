@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from ..allocation import Allocation
 from ..errors import PolicyError
 from ..filling import FillingPolicy
-from ..allocation import Allocation
 from ..instance import Instance
 from ..policy import register
 

@@ -108,7 +108,7 @@ def sort_clients(totals: Mapping[str, float], allocations: Mapping[str, Mapping[
     internal = {"/".join(p.split("/")[:k]) for p in clients for k in range(1, p.count("/") + 1)}
     leaf_of = {c: (f"{c}/." if c in internal else c) for c in clients}
     kids: dict[str, list[str]] = {}
-    for c, leaf in leaf_of.items():
+    for leaf in leaf_of.values():
         parts = leaf.split("/")
         for k in range(1, len(parts) + 1):
             node, parent = "/".join(parts[:k]), "/".join(parts[: k - 1])

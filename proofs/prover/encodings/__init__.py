@@ -42,7 +42,9 @@ class Encoding:
 _ENCODINGS: Registry[Encoding] = Registry(__name__, __path__, "policy")
 
 
-def register_encoding(name: str, normalise: str | None) -> Callable[[Callable[..., list[Any]]], Callable[..., list[Any]]]:
+def register_encoding(
+    name: str, normalise: str | None
+) -> Callable[[Callable[..., list[Any]]], Callable[..., list[Any]]]:
     """Decorator registering ``formula`` as the encoding of policy ``name``."""
 
     def deco(formula: Callable[..., list[Any]]) -> Callable[..., list[Any]]:

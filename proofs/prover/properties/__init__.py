@@ -71,8 +71,14 @@ class Negation:
 _NEGATIONS: Registry[Negation] = Registry(__name__, __path__, "property")
 
 
-def register_negation(name: str, distinguished: int, extra_rows: int = 0, min_users: int = 1,
-                      last_distinguished: bool = False, resources: int | None = None) -> Callable[[Callable[..., Query]], Callable[..., Query]]:
+def register_negation(
+    name: str,
+    distinguished: int,
+    extra_rows: int = 0,
+    min_users: int = 1,
+    last_distinguished: bool = False,
+    resources: int | None = None,
+) -> Callable[[Callable[..., Query]], Callable[..., Query]]:
     """Decorator registering ``build`` as the negation of property ``name``.
 
     The formula distinguishes users ``0 .. distinguished - 1`` (and the last
