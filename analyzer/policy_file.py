@@ -127,13 +127,17 @@ def forget_policy_file(path: str | Path) -> None:
     key = Path(path).resolve()
     _MODULES.pop(key, None)
     for name in _LOADED.pop(key, []):
-        _policy_registry._REGISTRY.pop(name, None)
+        _policy_registry.POLICIES.unregister(name)
 
 
 def _restore(before: dict[str, type[Policy]], mod_name: str) -> None:
     """Undo a failed load: the registry as it was, the module forgotten."""
-    _policy_registry._REGISTRY.clear()
-    _policy_registry._REGISTRY.update(before)
+    registry = _policy_registry.POLICIES
+    for name in registry.names():
+        if name not in before:
+            registry.unregister(name)
+    for name, cls in before.items():
+        registry.register(name, cls)
     sys.modules.pop(mod_name, None)
 
 

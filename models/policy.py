@@ -11,12 +11,11 @@ Parameterised policies take parameters by name: ``"fds:beta=2"``.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from .errors import PolicyError, did_you_mean
+from .errors import PolicyError
+from .registry import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from .allocation import Allocation
@@ -134,11 +133,16 @@ class Policy(ABC):
 
 P = TypeVar("P", bound=type[Policy])
 
-_REGISTRY: dict[str, type[Policy]] = {}
+#: Every policy class, by name: the built-ins (one module each in
+#: ``models/policies``) are imported on first use; the production variants
+#: (``models/variants``: they import the discrete engine) only when listed or
+#: asked for by name, so ``fairalloc solve --policy drf`` does not import them.
+POLICIES: Registry[type[Policy]] = Registry("policy", lazy=(f"{__package__}.policies", f"{__package__}.variants"),
+                                            error=PolicyError)
 
 
 def register(cls: P) -> P:
-    """Class decorator adding a policy to the registry under ``cls.name``.
+    """Class decorator adding a policy to :data:`POLICIES` under ``cls.name``.
 
     Examples
     --------
@@ -150,46 +154,18 @@ def register(cls: P) -> P:
     ...         return demands[:, 0] / capacity[0]
     >>> register(CpuFirst) is CpuFirst   # now get_policy("cpu-first") works
     True
-    >>> _ = _REGISTRY.pop("cpu-first")
+    >>> POLICIES.unregister("cpu-first")
     """
     name = getattr(cls, "name", None)
     if not isinstance(name, str) or not name or name != name.lower() or " " in name:
         raise PolicyError(f"policy class {cls.__name__}: name must be a non-empty lower-case word, got {name!r}")
-    _REGISTRY[name] = cls
-    return cls
-
-
-def _load_package(package: str) -> None:
-    """Import every public module of ``package`` once (each registers its
-    policy)."""
-    if package in _LOADED_PACKAGES:
-        return
-    _LOADED_PACKAGES.add(package)
-    pkg = importlib.import_module(package)
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{pkg.__name__}.{info.name}")
-
-
-#: The built-in policies, one per module.
-_POLICIES_PACKAGE = f"{__package__}.policies"
-#: Production allocators' discrete-only variants (they import the discrete
-#: engine, so they are loaded only when listed or asked for by name: a
-#: plain ``fairalloc solve --policy drf`` does not import them).
-_VARIANTS_PACKAGE = f"{__package__}.variants"
-_LOADED_PACKAGES: set[str] = set()
-
-
-def _load_builtins() -> None:
-    _load_package(_POLICIES_PACKAGE)
+    return POLICIES.register(name, cls)
 
 
 def available() -> dict[str, type[Policy]]:
     """All registered policies, by name (built-ins and the production
     variants are loaded on first use)."""
-    _load_builtins()
-    _load_package(_VARIANTS_PACKAGE)
-    return dict(sorted(_REGISTRY.items()))
+    return dict(POLICIES.items())
 
 
 def parse_policy_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -235,9 +211,4 @@ def get_policy(spec: str | Policy, **params: Any) -> Policy:
     if not isinstance(spec, str):
         raise PolicyError(f"policy must be a name or a Policy, got {type(spec).__name__}")
     name, parsed = parse_policy_spec(spec)
-    _load_builtins()
-    if name not in _REGISTRY:
-        reg = available()
-        if name not in reg:
-            raise PolicyError(f"unknown policy {name!r}{did_you_mean(name, reg)} (known: {', '.join(reg)})")
-    return _REGISTRY[name](**{**parsed, **params})
+    return POLICIES.get(name)(**{**parsed, **params})

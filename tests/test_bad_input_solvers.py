@@ -18,7 +18,7 @@ cp = pytest.importorskip("cvxpy")
 
 from analyzer.cli import main  # noqa: E402
 from models import Allocation, Instance, Policy, SolverError, get_policy, register  # noqa: E402
-from models.policy import _REGISTRY  # noqa: E402
+from models.policy import POLICIES  # noqa: E402
 from models.solvers import solve_problem  # noqa: E402
 from models.tolerances import FEASIBILITY_RTOL  # noqa: E402
 
@@ -130,7 +130,7 @@ class _AlwaysInfeasible(Policy):
 def failing_policy():
     register(_AlwaysInfeasible)
     yield _AlwaysInfeasible
-    _REGISTRY.pop(_AlwaysInfeasible.name, None)
+    POLICIES.unregister(_AlwaysInfeasible.name)
 
 
 def test_cli_maps_solver_error_to_exit_3_one_line(failing_policy, capsys) -> None:

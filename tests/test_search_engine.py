@@ -15,7 +15,7 @@ from analyzer.search import InstanceClass, SearchResult
 from analyzer.search.engine import OPT_FRACTION
 from models import register
 from models.filling import FillingPolicy
-from models.policy import _REGISTRY
+from models.policy import POLICIES
 
 # --------------------------------------------------------------- test-only helpers
 LO, HI = Fraction(141420, 100000), Fraction(141422, 100000)
@@ -88,7 +88,7 @@ def _registered():
     yield
     for p in (Window, Rare, OnlyOneResource):
         _PROPERTIES.pop(p.name, None)
-    _REGISTRY.pop(TwoUsersOnly.name, None)
+    POLICIES.unregister(TwoUsersOnly.name)
 
 
 def _small(v: Violation, n: int = 3, m: int = 2, top: int = 30) -> bool:

@@ -13,7 +13,7 @@ from analyzer.cli import main
 from analyzer.table import PropertyTable
 from models import register
 from models.filling import FillingPolicy
-from models.policy import _REGISTRY
+from models.policy import POLICIES
 
 
 class NoInstances(FillingPolicy):
@@ -32,7 +32,7 @@ class NoInstances(FillingPolicy):
 def _registered():
     register(NoInstances)
     yield
-    _REGISTRY.pop(NoInstances.name, None)
+    POLICIES.unregister(NoInstances.name)
 
 
 @pytest.fixture(scope="module")
