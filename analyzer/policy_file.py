@@ -92,7 +92,7 @@ def load_policy_file(path: str | Path) -> list[str]:
 def loaded_policy_sources() -> list[tuple[str, str, str]]:
     """``(module name, file name, source)`` of every policy file loaded in
     this process, for workers that must know the same policies (see
-    :mod:`analyzer.search.dask_backend`)."""
+    :mod:`analyzer.searching.dask_backend`)."""
     return [(_MODULES[key][0], str(key), _MODULES[key][1]) for key in _LOADED if key in _MODULES]
 
 

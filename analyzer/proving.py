@@ -184,7 +184,7 @@ def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any]
     """The SMT witness checked exactly by the existing checker."""
     if witness is None:
         return None
-    from .check import check
+    from .checking import check
 
     inst, extra = witness_instance(witness, scale_users)
     if prop in _VERIFIERS:

@@ -28,10 +28,10 @@ from models.filling import FillingPolicy
 
 from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, _latex_escape, latex_table, render_tables, to_json
-from .search.classes import InstanceClass
-from .search.engine import RECORD_COLUMNS, Cell, SearchResult, cell_key, make_cell, run_cell
-from .search.pool import resolve_workers, warm_up, worker_pool
-from .search.stream import Recorder, open_stream, read_records
+from .searching.classes import InstanceClass
+from .searching.engine import RECORD_COLUMNS, Cell, SearchResult, cell_key, make_cell, run_cell
+from .searching.pool import resolve_workers, warm_up, worker_pool
+from .searching.stream import Recorder, open_stream, read_records
 
 #: Column order of the paper's Table 2 (other properties follow, by name).
 PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy-freeness", "pareto-efficiency",
@@ -54,7 +54,7 @@ class PropertyTable:
     """A filled (or partly filled) property table.
 
     Index it with ``t[policy, property]`` to get the cell's
-    :class:`~analyzer.search.engine.SearchResult` (``.holds``,
+    :class:`~analyzer.searching.engine.SearchResult` (``.holds``,
     ``.counterexample``, ``.instances``, ``.instance_class``).
     """
 
@@ -253,7 +253,7 @@ class PropertyTable:
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per policy x property (the
-        columns of :data:`~analyzer.search.engine.RECORD_COLUMNS`; a cell not
+        columns of :data:`~analyzer.searching.engine.RECORD_COLUMNS`; a cell not
         searched has ``holds`` None and no instances)."""
         rows = []
         for q in self.properties:
@@ -374,7 +374,7 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
         ``"continuous"`` or ``"discrete"``.
     out : str, optional
         JSON-lines file to stream results to (see
-        :mod:`analyzer.search.stream`).
+        :mod:`analyzer.searching.stream`).
     resume : bool
         Continue the run recorded in ``out``.
     workers : int or None

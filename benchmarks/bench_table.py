@@ -37,7 +37,7 @@ import warnings
 from _common import ratio, report
 
 from analyzer import property_table
-from analyzer.search import engine
+from analyzer.searching import engine
 
 
 def run(policies: list[str], budget: int, workers: int | None, batched: bool = True) -> tuple[float, object]:

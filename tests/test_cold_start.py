@@ -29,7 +29,7 @@ HEAVY = (
     "matplotlib",
     "z3",
     "proofs",
-    "analyzer.search.engine",
+    "analyzer.searching.engine",
     "analyzer.table",
     "models.discrete",
     "analyzer.commands.table",
@@ -62,7 +62,7 @@ def test_grids_match_tabulate_layout() -> None:
 
 def test_lazy_public_names_and_full_help() -> None:
     import analyzer
-    import analyzer.table  # noqa: F401  (imports the analyzer.search subpackage)
+    import analyzer.table  # noqa: F401  (imports the analyzer.searching subpackage)
     from analyzer import PropertyTable, check, progressive_filling, property_table, search  # noqa: F401
     from analyzer.cli import build_parser
 

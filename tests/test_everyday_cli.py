@@ -204,7 +204,7 @@ def test_long_exact_numbers_are_abbreviated_except_in_json_and_csv() -> None:
 def test_no_fork_while_other_threads_run() -> None:
     import threading
 
-    from analyzer.search.pool import process_pool
+    from analyzer.searching.pool import process_pool
 
     stop = threading.Event()
     t = threading.Thread(target=stop.wait, daemon=True)

@@ -16,7 +16,7 @@ from analyzer.properties import Violation, get_property
 from analyzer.properties._batch import numeric_many
 from analyzer.properties._common import Evaluator, numeric_variant
 from analyzer.properties.population_monotonicity import _without
-from analyzer.search.margins import population_monotonicity, resource_monotonicity
+from analyzer.searching.margins import population_monotonicity, resource_monotonicity
 from models import Instance, get_policy
 
 PROPERTIES = ["population-monotonicity", "strategy-proofness", "resource-monotonicity"]

@@ -11,8 +11,8 @@ from analyzer import search
 from analyzer.properties import get_property
 from analyzer.properties._batch import numeric_batch
 from analyzer.properties._common import Evaluator
-from analyzer.search import engine
-from analyzer.search.engine import make_cell
+from analyzer.searching import engine
+from analyzer.searching.engine import make_cell
 from models import get_policy
 
 CELLS = [

@@ -16,8 +16,8 @@ import pytest
 from analyzer import property_table, search
 from analyzer.properties import Property, get_property, register_property
 from analyzer.properties.base import _PROPERTIES
-from analyzer.search import stream
-from analyzer.search.stream import read_records
+from analyzer.searching import stream
+from analyzer.searching.stream import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from models import get_policy
 
-    from ..check import check
+    from ..checking import check
     from ..properties import get_property
 
     inst = load_instance(args.file)

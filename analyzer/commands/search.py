@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..render import to_json
-    from ..search.engine import search
+    from ..searching.engine import search
     from ..table import DEFAULT_BUDGET
 
     budget = checked_budget(args.budget, DEFAULT_BUDGET)

@@ -4,19 +4,19 @@ instance on which the policy violates the property.
 The instances of a search form a *stream* that depends only on the seed,
 the policy, the property, the instance class and the mode:
 
-1. the exhaustive small-integer grid (:func:`~analyzer.search.strategies.grid`),
+1. the exhaustive small-integer grid (:func:`~analyzer.searching.strategies.grid`),
    its first ``GRID_FRACTION * budget`` positions;
 2. random instances, position ``k`` drawn from distribution ``k mod 4``
    (uniform, log-uniform, shared dominant resource, near-ties) with a
    generator seeded by ``(seed, cell, k)``;
-3. optimisation of the violation margin (:mod:`~analyzer.search.margins`)
+3. optimisation of the violation margin (:mod:`~analyzer.searching.margins`)
    with scipy's Powell method from the closest near misses of phases 1-2, for the last
    ``OPT_FRACTION * budget`` checks (only for properties with a margin).
 
 Instances the policy does not support, or the property says nothing about,
 are skipped and not counted: the budget is the number of instances the
 property was actually checked on. The first violation found is shrunk
-(:mod:`~analyzer.search.shrink`) and checked once more; the property's check
+(:mod:`~analyzer.searching.shrinking`) and checked once more; the property's check
 verifies in exact arithmetic, so a returned counterexample is certified.
 
 Because instance ``k`` depends only on its position, a search can be split
@@ -44,7 +44,7 @@ from models.display import html_table, short_repr, to_frame
 from ..properties.base import CONTINUOUS, MODES, Property, Violation, get_property
 from .classes import InstanceClass
 from .margins import margin_function
-from .shrink import SHRINK_CHECKS, shrink
+from .shrinking import SHRINK_CHECKS, shrink
 from .strategies import build, grid, random_strategies
 from .stream import Recorder, Throttle
 
@@ -281,7 +281,7 @@ class Cell:
 
 
 def _strategies(cls: InstanceClass) -> tuple[Any, ...]:
-    """:func:`~analyzer.search.strategies.random_strategies`, built once per
+    """:func:`~analyzer.searching.strategies.random_strategies`, built once per
     class and process."""
     got = _RANDOM.get(cls)
     if got is None:
@@ -436,7 +436,7 @@ class _State:
 # --------------------------------------------------------------------- search
 def shrink_budget(budget: int) -> int:
     """Checks a shrink may spend: the search budget, at least
-    :data:`SHRINK_MIN_CHECKS` and at most :data:`~analyzer.search.shrink.SHRINK_CHECKS`
+    :data:`SHRINK_MIN_CHECKS` and at most :data:`~analyzer.searching.shrinking.SHRINK_CHECKS`
     (shrinking effort scales with the search effort asked for)."""
     return max(SHRINK_MIN_CHECKS, min(SHRINK_CHECKS, budget))
 
@@ -656,7 +656,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     property : str or Property
         ``"sharing-incentive"``, ... or a property object.
     budget : int
-        Instances to check (see :mod:`analyzer.search.engine`).
+        Instances to check (see :mod:`analyzer.searching.engine`).
     seed : int
         Master seed: the same seed gives the same result.
     instance_class : InstanceClass or str, optional
