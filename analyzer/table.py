@@ -29,8 +29,10 @@ from models.filling import FillingPolicy
 from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, _latex_escape, latex_table, render_tables, to_json
 from .searching.classes import InstanceClass
-from .searching.engine import RECORD_COLUMNS, Cell, SearchResult, cell_key, make_cell, run_cell
+from .searching.engine import run_cell
+from .searching.instance_stream import Cell, cell_key, make_cell
 from .searching.pool import resolve_workers, warm_up, worker_pool
+from .searching.result import RECORD_COLUMNS, SearchResult
 from .searching.stream import Recorder, open_stream, read_records
 
 #: Column order of the paper's Table 2 (other properties follow, by name).
@@ -54,7 +56,7 @@ class PropertyTable:
     """A filled (or partly filled) property table.
 
     Index it with ``t[policy, property]`` to get the cell's
-    :class:`~analyzer.searching.engine.SearchResult` (``.holds``,
+    :class:`~analyzer.searching.result.SearchResult` (``.holds``,
     ``.counterexample``, ``.instances``, ``.instance_class``).
     """
 
@@ -253,7 +255,7 @@ class PropertyTable:
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per policy x property (the
-        columns of :data:`~analyzer.searching.engine.RECORD_COLUMNS`; a cell not
+        columns of :data:`~analyzer.searching.result.RECORD_COLUMNS`; a cell not
         searched has ``holds`` None and no instances)."""
         rows = []
         for q in self.properties:

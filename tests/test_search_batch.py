@@ -11,8 +11,8 @@ from analyzer import search
 from analyzer.properties import get_property
 from analyzer.properties._batch import numeric_batch
 from analyzer.properties._common import Evaluator
-from analyzer.searching import engine
-from analyzer.searching.engine import make_cell
+from analyzer.searching import checks
+from analyzer.searching.instance_stream import make_cell
 from models import get_policy
 
 CELLS = [
@@ -29,7 +29,7 @@ CELLS = [
 
 
 def _outcome(policy: str, prop: str, batched: bool, monkeypatch: pytest.MonkeyPatch, **kw: object) -> dict:
-    monkeypatch.setattr(engine, "BATCH_SCREEN", batched)
+    monkeypatch.setattr(checks, "BATCH_SCREEN", batched)
     return search(policy, prop, seed=3, **kw).outcome()
 
 

@@ -12,7 +12,7 @@ from analyzer import search
 from analyzer.properties import Property, Violation, get_property, register_property
 from analyzer.properties.base import _PROPERTIES
 from analyzer.searching import InstanceClass, SearchResult
-from analyzer.searching.engine import OPT_FRACTION
+from analyzer.searching.optimise import OPT_FRACTION
 from models import register
 from models.filling import FillingPolicy
 from models.policy import POLICIES
