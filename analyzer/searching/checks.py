@@ -15,7 +15,6 @@ from models import Instance, Policy, PolicyError, SolverError
 
 from ..properties.base import Violation
 from .instance_stream import Cell
-from .margins import margin_function
 
 #: Screen chunks of instances with one vectorised pass
 #: (:meth:`~analyzer.properties.base.Property.screen_many`) before the full
@@ -58,7 +57,7 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
     get the full check; the outcome is the same as checking every instance
     (the screen flags every instance the check's own screen would)."""
     out = Chunk(start)
-    margin = margin_function(cell.prop) if with_margin else None
+    margin = cell.prop.margin if with_margin else None
     events: list[str] = []
     checked = 0
     step = SCREEN_BATCH if BATCH_SCREEN else 1

@@ -9,7 +9,8 @@ the policy, the property, the instance class and the mode:
 2. random instances, position ``k`` drawn from distribution ``k mod 4``
    (uniform, log-uniform, shared dominant resource, near-ties) with a
    generator seeded by ``(seed, cell, k)``;
-3. optimisation of the violation margin (:mod:`~analyzer.searching.margins`)
+3. optimisation of the violation margin
+   (:meth:`~analyzer.properties.base.Property.margin`)
    with scipy's Powell method from the closest near misses of phases 1-2, for the last
    ``OPT_FRACTION * budget`` checks (only for properties with a margin).
 
@@ -43,7 +44,6 @@ from .checkpoint import SearchState
 from .checks import check_one, examine
 from .classes import InstanceClass
 from .instance_stream import Cell, make_cell
-from .margins import margin_function
 from .optimise import OPT_FRACTION, Progress, optimise
 from .result import SearchResult
 from .shrinking import SHRINK_CHECKS, shrink
@@ -107,7 +107,7 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
     tick = progress or (lambda k: None)
     st = SearchState.from_record(resume) if resume else SearchState()
     tick(st.checked)
-    margin = margin_function(cell.prop)
+    margin = cell.prop.margin if cell.prop.has_margin else None
     opt_budget = int(cell.budget * OPT_FRACTION) if margin is not None else 0
     stream_budget = cell.budget - opt_budget
     violation: Violation | None = None

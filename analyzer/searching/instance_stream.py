@@ -29,10 +29,6 @@ from .strategies import grid, random_strategies
 
 #: Share of the budget given to the exhaustive grid.
 GRID_FRACTION: float = 0.3
-#: Share of the budget given to margin optimisation (when a margin exists).
-OPT_FRACTION: float = 0.1
-#: Positions a search may skip (unsupported / not applicable) per unit of budget.
-GENERATE_FACTOR: int = 25
 
 
 _GRIDS: dict[InstanceClass, tuple[list[Instance], Iterator[Instance]]] = {}

@@ -22,8 +22,6 @@ from .stream import Recorder
 
 #: Share of the budget given to margin optimisation (when a margin exists).
 OPT_FRACTION: float = 0.1
-#: Positions a search may skip (unsupported / not applicable) per unit of budget.
-GENERATE_FACTOR: int = 25
 
 #: scipy.optimize method of the optimisation phase (derivative-free; line
 #: searches along each parameter suit the piecewise-linear margins).
