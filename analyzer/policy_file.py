@@ -55,6 +55,28 @@ def load_policy_file(path: str | Path) -> list[str]:
     before = available()
     digest = hashlib.sha1(str(key).encode()).hexdigest()[:10]
     mod_name = f"fairalloc_user_policies_{digest}"
+    _import(p, mod_name, before)
+    after = available()
+    clashes = [n for n in after if n in before and after[n] is not before[n]]
+    if clashes:
+        _restore(before, mod_name)
+        raise PolicyError(f"{p}: policy name {clashes[0]!r} is already taken by another policy; choose another name")
+    names = sorted(n for n in after if n not in before)
+    if not names:
+        _restore(before, mod_name)
+        raise PolicyError(f"{p}: defines no policy (decorate a {Policy.__name__} subclass with @register)")
+    _LOADED[key] = names
+    try:
+        _MODULES[key] = (mod_name, p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):  # imported, but not shippable to a cluster: local runs still work
+        pass
+    return list(names)
+
+
+def _import(p: Path, mod_name: str, before: dict[str, type[Policy]]) -> None:
+    """Import the policy file ``p`` as module ``mod_name``; on any failure
+    the registry goes back to ``before`` and a one-line PolicyError names
+    the file (and the line, when the error has one)."""
     spec = importlib.util.spec_from_file_location(mod_name, p)
     if spec is None or spec.loader is None:
         raise PolicyError(f"{p}: cannot be imported as a Python module")
@@ -72,21 +94,6 @@ def load_policy_file(path: str | Path) -> list[str]:
         _restore(before, mod_name)
         line = _user_line(exc, p)
         raise PolicyError(f"{p}{line}: {type(exc).__name__}: {exc}") from None
-    after = available()
-    clashes = [n for n in after if n in before and after[n] is not before[n]]
-    if clashes:
-        _restore(before, mod_name)
-        raise PolicyError(f"{p}: policy name {clashes[0]!r} is already taken by another policy; choose another name")
-    names = sorted(n for n in after if n not in before)
-    if not names:
-        _restore(before, mod_name)
-        raise PolicyError(f"{p}: defines no policy (decorate a {Policy.__name__} subclass with @register)")
-    _LOADED[key] = names
-    try:
-        _MODULES[key] = (mod_name, p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):  # imported, but not shippable to a cluster: local runs still work
-        pass
-    return list(names)
 
 
 def loaded_policy_sources() -> list[tuple[str, str, str]]:
