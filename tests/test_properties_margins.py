@@ -74,3 +74,30 @@ def test_properties_registry_unregisters_and_suggests() -> None:
     with pytest.raises(PolicyError, match="did you mean 'envy-freeness'"):
         get_property("Envy-Freenes")
     assert get_property(" Envy-Freeness ").name == "envy-freeness"
+
+
+def test_property_declares_every_attribute_the_search_and_tables_use() -> None:
+    """Nothing is looked up on a property with ``getattr``: every
+    ``prop.<name>`` the search engine, the tables and ``check`` use is
+    declared on :class:`Property` (so a new property sees the whole
+    interface, with defaults, in one class)."""
+    import ast
+    from pathlib import Path
+
+    import analyzer
+
+    root = Path(analyzer.__file__).parent
+    files = [*sorted((root / "searching").glob("*.py")), root / "table.py", root / "checking.py"]
+    used: set[str] = set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute):
+                owner = node.value
+                if (isinstance(owner, ast.Name) and owner.id == "prop") or (
+                        isinstance(owner, ast.Attribute) and owner.attr == "prop"):
+                    used.add(node.attr)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+                target = node.args[0]
+                assert not (isinstance(target, ast.Name) and target.id == "prop"), f"{path}: getattr on a property"
+    assert {"applies", "check", "margin", "has_margin", "screen_many", "name"} <= used
+    assert all(hasattr(Property, name) or name in Property.__annotations__ for name in used), used
