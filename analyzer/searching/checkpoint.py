@@ -12,6 +12,12 @@ from .checks import NEAR_MISSES, Chunk
 
 @dataclass
 class SearchState:
+    """Where one search is: the next stream position, the instances checked
+    and skipped, the first solver error, the near misses kept for the
+    optimisation and the next optimisation start. A ``progress`` record of
+    the ``--out`` stream holds exactly this (:meth:`to_record`,
+    :meth:`from_record`)."""
+
     pos: int = 0
     checked: int = 0
     unsupported: int = 0
@@ -22,12 +28,14 @@ class SearchState:
     opt_start: int = 0
 
     def to_record(self, key: str, phase: str) -> dict[str, Any]:
+        """The checkpoint record of cell ``key`` in ``phase``."""
         return {"type": "progress", "cell": key, "phase": phase, "pos": self.pos, "checked": self.checked,
                 "unsupported": self.unsupported, "not_applicable": self.not_applicable, "errors": self.errors,
                 "error": self.error, "near": [list(x) for x in self.near], "opt_start": self.opt_start}
 
     @classmethod
     def from_record(cls, r: dict[str, Any]) -> SearchState:
+        """Inverse of :meth:`to_record`."""
         return cls(pos=r["pos"], checked=r["checked"], unsupported=r["unsupported"],
                    not_applicable=r["not_applicable"], errors=r["errors"], error=r.get("error"),
                    near=[(float(a), int(b)) for a, b in r["near"]], opt_start=r.get("opt_start", 0))

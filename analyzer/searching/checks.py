@@ -107,6 +107,8 @@ def screenable(cell: Cell, inst: Instance) -> str:
 
 
 def checked_kind(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | None]:
+    """The property's full check of a checkable instance: ``("c", violation
+    or None, None)``, or ``("e", None, message)`` on a solver error."""
     try:
         return "c", cell.prop.check(cell.policy, inst, cell.mode), None
     except SolverError as exc:
@@ -114,17 +116,19 @@ def checked_kind(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str
 
 
 def check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | None]:
+    """:func:`screenable`, then :func:`checked_kind` when it says ``c``."""
     kind = screenable(cell, inst)
     return checked_kind(cell, inst) if kind == "c" else (kind, None, None)
 
 
 def safe_margin(margin: Callable[[Policy, Instance], float], policy: Policy, inst: Instance) -> float | None:
+    """The property's margin on ``inst``, or ``None`` when it is not finite
+    or the policy cannot be solved there (the search then skips it)."""
     try:
         mg = float(margin(policy, inst))
     except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
         return None
     return mg if math.isfinite(mg) else None
-
 
 
 def first_violation(cell: Cell, candidates: list[Instance]) -> Violation | None:

@@ -62,6 +62,7 @@ class Cell:
 
     @property
     def key(self) -> str:
+        """The cell's name in streams and tables (:func:`cell_key`)."""
         return cell_key(self.policy.label, self.prop.name)
 
     @functools.cached_property
