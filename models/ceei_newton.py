@@ -63,7 +63,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tolerances import CEEI_ARMIJO, CEEI_CERTIFICATE_RTOL, CEEI_NEWTON_TOL, CEEI_VALUE_RTOL, FEASIBILITY_RTOL
+from .tolerances import (
+    CEEI_ARMIJO,
+    CEEI_CERTIFICATE_RTOL,
+    CEEI_KKT_RTOL,
+    CEEI_LINE_SEARCH_STEPS,
+    CEEI_NEWTON_REGULARIZATION,
+    CEEI_NEWTON_TOL,
+    CEEI_VALUE_RTOL,
+    FEASIBILITY_RTOL,
+)
 
 #: Newton iterations before giving up (the caller then falls back to cvxpy).
 MAX_ITERATIONS: int = 200
@@ -72,6 +81,10 @@ MAX_ITERATIONS: int = 200
 #: from the size of the largest demand ratio to that of the smallest, so the
 #: search stops earlier only when the trial point no longer moves.
 MAX_HALVINGS: int = 240
+#: Factors by which the batched solver's damping shrinks after a good Newton
+#: step and grows after a failed one.
+_DAMPING_DOWN = 10.0
+_DAMPING_UP = 1e3
 #: Levenberg-Marquardt factor: the Newton system is ``H + mu I`` with
 #: ``mu = REGULARIZATION * residual * max(mean diag H, 1)``.
 REGULARIZATION: float = 1e-3
@@ -281,3 +294,111 @@ def solve_eisenberg_gale(
         excess=float(np.max(usage_share - 1.0, initial=0.0)),
         converged=res <= tol,
     )
+
+
+def ceei_batch(
+    demands: np.ndarray,
+    capacity: np.ndarray,
+    weights: np.ndarray,
+    caps: np.ndarray,
+    iterations: int = 80,
+    freeze: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted CEEI (Eisenberg-Gale) tasks for a batch of instances, by a
+    projected Newton method on the prices, vectorised over the batch.
+
+    Ghodsi et al., NSDI 2011, Section 5.2: with Leontief users CEEI
+    maximises ``sum_i w_i log x_i`` under the capacities and caps. Its dual
+    minimises over prices ``p >= 0``
+
+    ``g(p) = sum_j p_j R_j + sum_i max_{0 <= x <= k_i} (w_i log x - x d_i.p)``
+
+    whose minimiser gives ``x_i = min(k_i, w_i / d_i.p)``. ``g`` is convex
+    with gradient ``R - sum_i x_i d_i`` and Hessian
+    ``sum_{i uncapped} w_i / (d_i.p)^2 d_i d_i^T``. Users capped at zero take
+    nothing. A screen only: every reported violation is re-verified by the
+    policy's own exact solver.
+
+    Parameters
+    ----------
+    demands : ndarray, shape (K, n, m)
+    capacity : ndarray, shape (m,) or (K, m)
+    weights : ndarray, shape (n,)
+    caps : ndarray, shape (K, n)
+    iterations : int
+        Newton steps (each with a vectorised backtracking line search).
+    freeze : bool
+        Stop updating a member once its KKT residuals are small, so that
+        each member ends exactly where a batch of that member alone would
+        (used to screen many unrelated instances at once).
+
+    Returns
+    -------
+    x : ndarray, shape (K, n)
+    converged : ndarray of bool, shape (K,)
+        Whether every KKT residual fell below
+        :data:`~models.tolerances.CEEI_KKT_RTOL` (callers re-solve the
+        others with the policy's own solver).
+    """
+    K, n, m = demands.shape
+    R = np.broadcast_to(capacity, (K, m)).astype(float)
+    live = caps > 0
+    w = np.where(live, weights[None, :], 0.0)
+    D = np.where(live[:, :, None], demands, 0.0)
+    used = D.sum(axis=1) > 0  # (K, m) resources some live user needs
+    # start: prices making each user's uncapped demand use 1/n of its scarcest resource
+    p = np.where(used, w.sum(axis=1, keepdims=True) / (m * R), 0.0)
+    alphas = 0.5 ** np.arange(CEEI_LINE_SEARCH_STEPS)
+    mu = np.full(K, CEEI_NEWTON_REGULARIZATION)  # Levenberg-Marquardt damping, relative to the Hessian's scale
+
+    def value(P: np.ndarray) -> np.ndarray:  # P (..., K, m) -> g (..., K)
+        c = np.einsum("knm,...km->...kn", D, P)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unc = np.where(c > 0, w * (np.log(w / np.where(c > 0, c, 1.0)) - 1.0), np.inf)
+            unc = np.where(w > 0, unc, 0.0)
+            capped = np.where(np.isfinite(caps), w * np.log(np.where(caps > 0, caps, 1.0)) - caps * c, -np.inf)
+            phi = np.where(live & (c * caps >= w), unc, np.where(live, capped, 0.0))
+        phi = np.where(live & ~np.isfinite(caps), unc, phi)
+        return (P * R).sum(axis=-1) + phi.sum(axis=-1)
+
+    for _ in range(iterations):
+        c = np.einsum("knm,km->kn", D, p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xu = np.where(c > 0, w / np.where(c > 0, c, 1.0), np.inf)
+        x = np.where(live, np.minimum(xu, caps), 0.0)
+        G = R - np.einsum("kn,knm->km", x, D)
+        pg = np.where(used & (p > 0), G, np.minimum(G, 0.0))  # projected gradient (KKT residual)
+        done = np.all(np.abs(pg) <= CEEI_KKT_RTOL * R, axis=1)
+        if done.all():
+            break
+        unc = live & (xu < caps)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            h = np.where(unc & (c > 0), w / np.where(c > 0, c, 1.0) ** 2, 0.0)
+        H = np.einsum("kn,kni,knj->kij", h, D, D)
+        # epsilon-active set (Bertsekas): a price whose gradient step would cross zero goes to zero
+        active = (~used) | ((G > 0) & (p * np.diagonal(H, axis1=1, axis2=2) <= G))
+        free = ~active
+        scale = np.maximum(np.trace(H, axis1=1, axis2=2) / m, 1.0 / (R * R).max(axis=1))
+        Hr = np.where(free[:, :, None] & free[:, None, :], H, 0.0)
+        Hr = Hr + np.eye(m)[None] * np.where(free, (scale * mu)[:, None], 1.0)[:, None, :]
+        step = -np.linalg.solve(Hr, np.where(free, G, 0.0)[:, :, None])[:, :, 0]
+        step = np.where(free, step, -p)
+        trial = np.maximum(p[None] + alphas[:, None, None] * step[None], 0.0)  # (A, K, m)
+        g0 = value(p)
+        gt = value(trial)
+        noise = CEEI_VALUE_RTOL * (np.abs(g0) + 1.0)  # near the optimum g changes below its rounding
+        armijo = gt <= g0[None] + CEEI_ARMIJO * np.einsum("km,akm->ak", G, trial - p[None]) + noise[None]
+        pick = np.where(armijo.any(axis=0), armijo.argmax(axis=0), np.argmin(gt, axis=0))
+        better = gt[pick, np.arange(K)] <= g0 + noise
+        if freeze:
+            better &= ~done
+        ok = better & armijo.any(axis=0)
+        p = np.where(better[:, None], trial[pick, np.arange(K)], p)
+        mu = np.where(ok, np.maximum(mu / _DAMPING_DOWN, CEEI_NEWTON_REGULARIZATION), mu * _DAMPING_UP)
+    c = np.einsum("knm,km->kn", D, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xu = np.where(c > 0, w / np.where(c > 0, c, 1.0), np.inf)
+    x = np.where(live, np.minimum(xu, caps), 0.0)
+    G = R - np.einsum("kn,knm->km", x, D)
+    pg = np.where(used & (p > 0), G, np.minimum(G, 0.0))
+    return x, np.all(np.abs(pg) <= CEEI_KKT_RTOL * R, axis=1) & np.isfinite(x).all(axis=1)
