@@ -83,14 +83,10 @@ class CEEI(Policy):
         return alloc
 
     def batch_solver(self, independent: bool = False) -> BatchSolver | None:
-        """The projected Newton method vectorised over a batch
-        (:func:`models.ceei_newton.ceei_batch`); members stop once converged
-        when ``independent``."""
-
-        def solve(D: np.ndarray, R: np.ndarray, w: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return ceei_batch(D, R, w, k, freeze=independent)
-
-        return solve
+        """The projected Newton method of :meth:`solve`, vectorised over a
+        batch (:func:`models.ceei_newton.ceei_batch`; every member is solved
+        as if alone, so ``independent`` changes nothing)."""
+        return ceei_batch
 
     def crosscheck(self, instance: Instance) -> float:
         """Largest relative difference between the fast solution and the
