@@ -151,6 +151,19 @@ def _resource_levels(D: np.ndarray, R: np.ndarray, r: np.ndarray, k: np.ndarray,
     return np.minimum(tj, np.where(hit, Ts[rows, np.minimum(q, nmax - 1)], np.inf)), used
 
 
+def _unsaturated_end(tstar: np.ndarray, live: np.ndarray, active: np.ndarray, has_cap: np.ndarray,
+                     T: np.ndarray) -> np.ndarray:
+    """``tstar`` where some resource still fills; for a live member where
+    none does (only capped users left), the level at which they all reach
+    their caps."""
+    stuck = live & ~np.isfinite(tstar)
+    if not stuck.any():
+        return tstar
+    if not (has_cap | ~active)[stuck].all():  # cannot happen: every user uses some resource
+        raise PolicyError("progressive filling is unbounded (a user demands nothing)")
+    return np.where(stuck, np.where(active, T, -np.inf).max(axis=1), tstar)
+
+
 def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, caps: np.ndarray,
                 rtol: float = SATURATION_RTOL) -> tuple[np.ndarray, list[Round], np.ndarray]:
     """Progressive filling with rates of a batch of instances, each member
@@ -193,11 +206,7 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
         tj, rising = _resource_levels(D, R, r, k, T, active, has_cap, base, rtol)
         tj = np.where(saturated | ~rising, np.inf, tj)
         tstar = tj.min(axis=1)
-        stuck = live & ~np.isfinite(tstar)
-        if stuck.any():  # only capped users left: they all reach their caps
-            if not (has_cap | ~active)[stuck].all():  # cannot happen: every user uses some resource
-                raise PolicyError("progressive filling is unbounded (a user demands nothing)")
-            tstar = np.where(stuck, np.where(active, T, -np.inf).max(axis=1), tstar)
+        tstar = _unsaturated_end(tstar, live, active, has_cap, T)
         lim = (tstar * (1 + rtol))[:, None]
         sat_now = (tj <= lim) & ~saturated & live[:, None]
         cap_now = active & has_cap & (T <= lim)
