@@ -43,8 +43,9 @@ from .allocation import OPTIMAL, Allocation
 from .errors import PolicyError, SolverError
 from .filling_numeric import Stage, fill_shares, stages
 from .instance import Instance
+from .leximin import LeximinStage, leximin_stages
 from .policy import BatchSolver, Policy
-from .solvers import LP_SOLVERS, solve_problem
+from .solvers import LP_SOLVERS
 from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL
 
 
@@ -221,62 +222,46 @@ class FillingPolicy(Policy):
         return alloc
 
     def _run_program(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
+        """The leximin LP sequence (:func:`models.leximin.leximin_stages`)
+        of :meth:`program`: weighted shares ``y_i = scale_i x_i`` in
+        variables divided by ``u``, an estimate of the stage's level, not
+        task counts. With data from 1e-9 to 1e9 task counts span ~36 orders
+        of magnitude and levels ~20, while the stage variables stay near 1
+        and the rows read "share of R_j used <= 1/u". The scaling changes
+        conditioning, not the LP. Users whose share function is zero (e.g.
+        no CPU under CPU-only sharing) are a second phase on their dominant
+        shares, as in the numeric and exact solvers."""
         import cvxpy as cp
 
         c = self._coefficients(instance)
         D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
         n = instance.n
-        # Users whose share function is zero (e.g. no CPU under CPU-only
-        # sharing) take part in a second phase, sharing the leftover by DRF,
-        # as in the numeric and exact solvers.
         zero = c == 0
         scale = np.where(zero, (D / R).max(axis=1), c) / w  # weighted share of one task
-        # Variables are weighted shares y_i = scale_i * x_i divided by u, an
-        # estimate of the stage's level, not task counts: with data from 1e-9
-        # to 1e9 task counts span ~36 orders of magnitude and levels ~20,
-        # while the stage variables stay near 1 and the rows read "share of
-        # R_j used <= 1/u". The scaling changes conditioning, not the LP.
         A = (D / R) / scale[:, None]  # (n, m)
-        frozen = np.zeros(n, dtype=bool)
-        levels = np.zeros(n)  # the level each frozen user stopped at
-        problems: list[Any] = []
-        fin = np.flatnonzero(np.isfinite(k))
         used = np.flatnonzero((A > 0).any(axis=0))
-        for phase in (~zero, zero):
-            waiting = np.flatnonzero(~phase & ~frozen)  # later phases hold nothing yet
-            while (phase & ~frozen).any():
-                act = np.flatnonzero(phase & ~frozen)
-                u = _stage_scale(A[:, used], levels, frozen, k * scale, act)
-                y = cp.Variable(n, nonneg=True)
-                t = cp.Variable()
-                level = [y[act] >= t]
-                cons = [A[:, used].T @ y <= 1 / u, *level]
-                if fin.size:
-                    cons.append(y[fin] <= k[fin] * scale[fin] / u)
-                if frozen.any():
-                    # frozen users keep (up to the LP tolerance) the level they stopped at
-                    fz = np.flatnonzero(frozen)
-                    cons.append(y[fz] >= levels[fz] / u * (1 - LP_LEVEL_RTOL))
-                if waiting.size:
-                    cons.append(y[waiting] == 0)
-                prob = cp.Problem(cp.Maximize(t), cons)
-                solve_problem(prob, f"{self.label} (stage {len(problems) + 1})", LP_SOLVERS)
-                problems.append(prob)
-                duals = np.asarray(level[0].dual_value, dtype=float).reshape(-1)
-                # A user is blocked when its level constraint has a positive dual.
-                # By stationarity that dual is sum_j A_ij * p_j (plus its cap's
-                # dual), p_j the price of resource j; a user whose use A_ij of a
-                # priced resource is tiny has a dual below any threshold, so it
-                # is also blocked when it uses a resource whose price, times its
-                # right-hand side (its part of the objective), is positive.
-                price = np.asarray(cons[0].dual_value, dtype=float).reshape(-1) / u
-                full = price > DUAL_TOL
-                blocked = (duals > DUAL_TOL) | (A[act][:, used][:, full] > 0).any(axis=1)
-                if not blocked.any():
-                    blocked[int(np.argmax(duals))] = True
-                newly = act[blocked]
-                levels[newly] = float(np.asarray(t.value)) * u
-                frozen[newly] = True
+        Au = A[:, used]
+        fin = np.flatnonzero(np.isfinite(k))
+
+        def build(act: np.ndarray, frozen: np.ndarray, levels: np.ndarray, waiting: np.ndarray) -> LeximinStage:
+            u = _stage_scale(Au, levels, frozen, k * scale, act)
+            y = cp.Variable(n, nonneg=True)
+            t = cp.Variable()
+            level = y[act] >= t
+            cons = [Au.T @ y <= 1 / u, level]
+            if fin.size:
+                cons.append(y[fin] <= k[fin] * scale[fin] / u)
+            if frozen.any():
+                # frozen users keep (up to the LP tolerance) the level they stopped at
+                fz = np.flatnonzero(frozen)
+                cons.append(y[fz] >= levels[fz] / u * (1 - LP_LEVEL_RTOL))
+            if waiting.size:
+                cons.append(y[waiting] == 0)
+            return LeximinStage(cp.Problem(cp.Maximize(t), cons), t, level, prices=cons[0],
+                                blocked_by=lambda priced: (Au[act][:, priced] > 0).any(axis=1),
+                                unit=u, price_unit=1 / u)
+
+        levels, problems = leximin_stages(n, build, self.label, LP_SOLVERS, DUAL_TOL, phases=(~zero, zero))
         return levels / scale, problems
 
 
