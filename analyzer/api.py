@@ -70,9 +70,10 @@ def solve(
 
         raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")
     if exact:
-        exact_solver = _exact_solvers().get(pol.name)
-        if exact_solver is not None:
-            return exact_solver(pol, inst)
+        from proofs import EXACT_SOLVERS
+
+        if pol.name in EXACT_SOLVERS:
+            return EXACT_SOLVERS.get(pol.name)(pol, inst)
         if pol.has_exact:
             return pol.solve_exact(inst)
         alloc = pol.solve(inst)
@@ -82,13 +83,3 @@ def solve(
             message=f"not exact: policy {pol.label!r} has no exact solver yet; the numbers are floating point",
         )
     return pol.solve(inst)
-
-
-def _exact_solvers() -> dict[str, Any]:
-    """Exact solvers that live in :mod:`proofs` (policy name -> function
-    ``f(policy, instance) -> Allocation``); empty until proofs provides them."""
-    try:
-        from proofs import EXACT_SOLVERS
-    except ImportError:
-        return {}
-    return dict(EXACT_SOLVERS)

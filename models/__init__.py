@@ -6,7 +6,8 @@ Nothing here prints, parses command lines, or imports ``proofs`` or
 
 from .allocation import OPTIMAL, OPTIMAL_INACCURATE, Allocation, UserMap
 from .errors import InstanceError, PolicyError, SolverError, SolverOptionError
-from .filling import FillingPolicy, Stage, fill_exact, fill_numeric
+from .filling import FillingPolicy, Stage, fill_exact
+from .filling_numeric import fill_numeric
 from .instance import Instance, MachineType
 from .policy import Policy, available, get_policy, parse_policy_spec, register
 

@@ -194,14 +194,24 @@ def solve_alpha_fair(
     n, m = D.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     k = np.full(n, np.inf) if max_tasks is None else np.asarray(max_tasks, dtype=float)
-    x = np.zeros(n)
-    log_prices = np.full(m, -np.inf)
+    x, log_prices = np.zeros(n), np.full(m, -np.inf)
     live = np.flatnonzero(k > 0)
     used = np.flatnonzero((D[live] > 0).any(axis=0))
     if live.size == 0:
         return AlphaFairResult(x, log_prices, 0, 0.0)
     kkt = _KKT(D[np.ix_(live, used)] / R[used], np.asarray(unit, dtype=float)[live], w[live], k[live], beta)
     z, priced = _start(kkt, np.asarray(start, dtype=float)[live], w[live], np.asarray(unit, dtype=float)[live])
+    z, priced, xl, it, res = _newton(kkt, z, priced, tol)
+    x[live] = xl
+    log_prices[used] = np.where(priced, z, -np.inf)
+    return AlphaFairResult(x, log_prices, it, res)
+
+
+def _newton(kkt: _KKT, z: np.ndarray, priced: np.ndarray, tol: float
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+    """Newton iterations on the log-prices ``z`` of the priced set, which
+    is updated as resources fill or empty; returns ``(z, priced, x,
+    iterations, residual)``."""
     xl, theta, unc = kkt.tasks(z, priced)
     F, res = kkt.residuals(xl, priced)
     it = 0
@@ -212,35 +222,40 @@ def solve_alpha_fair(
         F, res = kkt.residuals(xl, priced)
         if not priced.any() or res <= tol:
             continue
-        d = kkt.step(xl, theta, unc, F, priced)
-        merit = float(np.sum(F[priced] ** 2))
-        alpha, accepted = 1.0, False
-        for _ in range(CEEI_LINE_SEARCH_STEPS):
-            trial = z.copy()
-            trial[priced] += alpha * d
-            t_x, t_theta, t_unc = kkt.tasks(trial, priced)
-            t_F, t_res = kkt.residuals(t_x, priced)
-            t_merit = float(np.sum(t_F[priced] ** 2)) if np.isfinite(t_res) else np.inf
-            if t_merit <= (1.0 - 2.0 * CEEI_ARMIJO * alpha) * merit or t_res < res:
-                accepted = True
-                break
-            alpha *= 0.5
-        if not accepted:
+        found = _line_search(kkt, z, priced, kkt.step(xl, theta, unc, F, priced), F, res)
+        if found is None:
             # no progress on the priced set: a priced resource that cannot be
             # filled (its price belongs at 0) is the usual cause; drop the
             # most under-used one and go on, otherwise give up
             under = np.flatnonzero(priced & (F < 0))
             if under.size == 0:
                 break
-            priced = priced.copy()
-            priced[under[np.argmin(F[under])]] = False
+            priced = np.where(np.arange(priced.size) == under[np.argmin(F[under])], False, priced)
             xl, theta, unc = kkt.tasks(z, priced)
             F, res = kkt.residuals(xl, priced)
             continue
-        z, xl, theta, unc, F, res = trial, t_x, t_theta, t_unc, t_F, t_res
-    x[live] = xl
-    log_prices[used] = np.where(priced, z, -np.inf)
-    return AlphaFairResult(x, log_prices, it, res)
+        z, xl, theta, unc, F, res = found
+    return z, priced, xl, it, res
+
+
+def _line_search(kkt: _KKT, z: np.ndarray, priced: np.ndarray, d: np.ndarray, F: np.ndarray, res: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float] | None:
+    """Armijo search on the merit ``sum F^2`` over the priced set along the
+    Newton direction ``d`` (a step that lowers the residual is also taken):
+    the new ``(z, x, theta, uncapped, F, residual)``, or ``None`` when no
+    step of :data:`~models.tolerances.CEEI_LINE_SEARCH_STEPS` halvings does."""
+    merit = float(np.sum(F[priced] ** 2))
+    alpha = 1.0
+    for _ in range(CEEI_LINE_SEARCH_STEPS):
+        trial = z.copy()
+        trial[priced] += alpha * d
+        t_x, t_theta, t_unc = kkt.tasks(trial, priced)
+        t_F, t_res = kkt.residuals(t_x, priced)
+        t_merit = float(np.sum(t_F[priced] ** 2)) if np.isfinite(t_res) else np.inf
+        if t_merit <= (1.0 - 2.0 * CEEI_ARMIJO * alpha) * merit or t_res < res:
+            return trial, t_x, t_theta, t_unc, t_F, t_res
+        alpha *= 0.5
+    return None
 
 
 def _start(kkt: _KKT, x0: np.ndarray, w: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

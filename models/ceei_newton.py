@@ -44,6 +44,11 @@ the domain (``q_i > 0`` for uncapped users). Once objective changes are at
 roundoff level (:data:`~models.tolerances.CEEI_VALUE_RTOL`) a step is judged
 by its residual instead.
 
+The method runs on a batch of instances at once (:func:`solve_batch`), each
+member with its own iterates, step sizes and stopping test, exactly as if it
+were alone: :meth:`models.policies.ceei.CEEI.solve` runs it on a batch of one
+(:func:`solve_eisenberg_gale`), the property screens on many.
+
 Examples
 --------
 The paper's example (Section 5.2): CEEI gives A 45/11 tasks and B 18/11.
@@ -131,52 +136,221 @@ class NewtonResult:
         return None
 
 
-class _Dual:
-    """The normalised dual ``G`` of one instance, vectorised over users.
+@dataclass(frozen=True)
+class NewtonBatch:
+    """Outcome of :func:`solve_batch`: the fields of :class:`NewtonResult`
+    with a leading batch axis (``K``)."""
 
-    The scaled demands are stored transposed (``AT``, shape (m, n),
-    C-contiguous): every pass over the users is then ``m`` long
-    contiguous dot products. Matrix-vector products use ``np.einsum``, not
-    ``@``: a threaded BLAS ``gemv`` on a tall, 8-column matrix measured up to
-    100x slower on a loaded 2-core machine (benchmarks/bench_ceei.py).
+    x: np.ndarray
+    prices: np.ndarray
+    iterations: np.ndarray
+    residual: np.ndarray
+    gap: np.ndarray
+    complementary_slackness: np.ndarray
+    excess: np.ndarray
+    converged: np.ndarray
+
+    def result(self, k: int) -> NewtonResult:
+        """Member ``k`` as a :class:`NewtonResult`."""
+        return NewtonResult(x=self.x[k], prices=self.prices[k], iterations=int(self.iterations[k]),
+                            residual=float(self.residual[k]), gap=float(self.gap[k]),
+                            complementary_slackness=float(self.complementary_slackness[k]),
+                            excess=float(self.excess[k]), converged=bool(self.converged[k]))
+
+    def certified(self) -> np.ndarray:
+        """(K,) bool: the members whose :meth:`NewtonResult.failure` is ``None``."""
+        return (np.isfinite(self.x).all(axis=1) & (self.excess <= FEASIBILITY_RTOL)
+                & (np.abs(self.gap) <= CEEI_CERTIFICATE_RTOL)
+                & (self.complementary_slackness <= CEEI_CERTIFICATE_RTOL) & self.converged)
+
+
+class _Dual:
+    """The normalised dual ``G`` of a batch of instances, vectorised over
+    members and users.
+
+    Users capped at 0 (``live`` False) and resources nobody live uses carry
+    zero weight and zero scaled demand: they leave the program (their price
+    stays 0). Matrix-vector products use ``np.einsum``, not ``@``: a
+    threaded BLAS ``gemv`` on a tall, 8-column matrix measured up to 100x
+    slower on a loaded 2-core machine (benchmarks/bench_ceei.py).
     """
 
-    def __init__(self, AT: np.ndarray, v: np.ndarray, k: np.ndarray) -> None:
+    def __init__(self, AT: np.ndarray, v: np.ndarray, k: np.ndarray, live: np.ndarray) -> None:
         self.AT = AT
-        self.v = v
-        self.k = k
+        self.v, self.live = v, live
+        self.k = np.where(live, k, 0.0)
         fin = np.isfinite(k)
-        self.unbounded = ~fin
-        self.k_fin = np.where(fin, k, 0.0)
-        self.thr = np.where(fin, v / np.where(fin, k, 1.0), 0.0)  # capped iff q <= thr
-        self.cap_const = np.where(fin, v * np.log(np.where(fin, k, 1.0)), 0.0)  # v log k
-        self.free_const = v * np.log(v) - v  # v log v - v
+        self.unbounded = live & ~fin
+        self.k_fin = np.where(fin & live, k, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # capped iff q <= thr (a user capped at 0 is always "capped", at 0 tasks)
+            self.thr = np.where(fin & live, v / np.where(fin & live, k, 1.0), np.where(live, 0.0, np.inf))
+            self.cap_const = np.where(fin & live, v * np.log(np.where(fin & live, k, 1.0)), 0.0)  # v log k
+            self.free_const = np.where(live, v * np.log(np.where(live, v, 1.0)) - v, 0.0)  # v log v - v
 
-    def evaluate(self, pi: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-        """Value, ``q``, ``x(pi)`` and the uncapped mask; value ``inf``
-        outside the domain (a user without cap and with ``q <= 0``)."""
-        q = np.einsum("j,ji->i", pi, self.AT)
-        unc = q > self.thr
-        if np.any(self.unbounded & (q <= 0.0)):
-            return np.inf, q, np.zeros_like(q), unc
+    def evaluate(self, pi: np.ndarray, sel: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Value, ``q``, ``x(pi)`` and the uncapped mask of the members
+        ``sel`` (all when ``None``; ``pi`` has one row per member given);
+        value ``inf`` outside the domain (a user without cap and ``q <= 0``)."""
+        AT, v, k, live, unb, kf, thr, cc, fc = (
+            (self.AT, self.v, self.k, self.live, self.unbounded, self.k_fin, self.thr, self.cap_const,
+             self.free_const) if sel is None else
+            (self.AT[sel], self.v[sel], self.k[sel], self.live[sel], self.unbounded[sel], self.k_fin[sel],
+             self.thr[sel], self.cap_const[sel], self.free_const[sel]))
+        q = np.einsum("km,kmn->kn", pi, AT)
+        unc = q > thr
         qu = np.where(unc, q, 1.0)
-        x = np.where(unc, self.v / qu, self.k)
-        h = np.where(unc, self.free_const - self.v * np.log(qu), self.cap_const - self.k_fin * q)
-        return float(pi.sum() + h.sum()), q, x, unc
+        x = np.where(unc, v / qu, k)
+        h = np.where(unc, fc - v * np.log(qu), cc - kf * q)
+        value = pi.sum(axis=1) + h.sum(axis=1)
+        return np.where(np.any(unb & (q <= 0.0), axis=1), np.inf, value), q, x, unc
 
-    def gradient(self, x: np.ndarray) -> np.ndarray:
+    def gradient(self, x: np.ndarray, sel: np.ndarray | None = None) -> np.ndarray:
         """``1 - sum_i x_i a_i``: the relative slack of each resource."""
-        return 1.0 - np.einsum("ji,i->j", self.AT, x)
+        return 1.0 - np.einsum("kmn,kn->km", self.AT if sel is None else self.AT[sel], x)
 
-    def hessian(self, q: np.ndarray, unc: np.ndarray) -> np.ndarray:
-        """``sum_{i uncapped} v_i / q_i^2 a_i a_i^T``."""
-        c = np.where(unc, self.v / np.where(unc, q * q, 1.0), 0.0)
-        return (self.AT * c) @ self.AT.T
+    def hessian(self, q: np.ndarray, unc: np.ndarray, sel: np.ndarray | None) -> np.ndarray:
+        """``sum_{i uncapped} v_i / q_i^2 a_i a_i^T`` of the members ``sel`` (all when ``None``)."""
+        v, AT = (self.v, self.AT) if sel is None else (self.v[sel], self.AT[sel])
+        c = np.where(unc, v / np.where(unc, q * q, 1.0), 0.0)
+        return np.matmul(AT * c[:, None, :], AT.transpose(0, 2, 1))
 
 
-def _residual(pi: np.ndarray, grad: np.ndarray) -> float:
-    """Infinity norm of the projected gradient ``pi - max(0, pi - grad)``."""
-    return float(np.max(np.abs(pi - np.maximum(pi - grad, 0.0)), initial=0.0))
+def _residual(pi: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """Infinity norm of the projected gradient ``pi - max(0, pi - grad)``, per member."""
+    return np.max(np.abs(pi - np.maximum(pi - grad, 0.0)), axis=1, initial=0.0)
+
+
+def _direction(dual: _Dual, pi: np.ndarray, q: np.ndarray, unc: np.ndarray, grad: np.ndarray,
+               res: np.ndarray, sel: np.ndarray) -> np.ndarray:
+    """The projected Newton direction of the members ``sel``: prices within
+    ``eps = min(res, 1)`` of 0 whose gradient pushes them down go to 0; the
+    others take a Marquardt-regularised Newton step on their block."""
+    eps = np.minimum(res, 1.0)[:, None]
+    free = ~((pi <= eps) & (grad > 0.0))
+    H = dual.hessian(q, unc, _rows(sel, dual.AT.shape[0]))
+    diag = np.diagonal(H, axis1=1, axis2=2)
+    floor = np.maximum(np.where(free, diag, -np.inf).max(axis=1, initial=-np.inf), 1.0)[:, None] * np.finfo(float).eps
+    mu = REGULARIZATION * eps * np.maximum(diag, floor)  # Marquardt: scaled per price
+    both = free[:, :, None] & free[:, None, :]
+    system = np.where(both, H, 0.0) + np.eye(H.shape[1]) * np.where(free, mu + (diag <= floor), 1.0)[:, None, :]
+    step = np.linalg.solve(system, np.where(free, -grad, 0.0)[:, :, None])[:, :, 0]
+    return np.where(free, step, -pi)
+
+
+def _rows(sel: np.ndarray, K: int) -> np.ndarray | None:
+    """``sel``, or ``None`` when it is every member in order (no copy)."""
+    return None if sel.size == K and bool(np.all(sel == np.arange(K))) else sel
+
+
+def _line_search(dual: _Dual, run: np.ndarray, state: tuple[np.ndarray, ...], d: np.ndarray
+                 ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """Armijo search along the projection arc ``max(pi + alpha d, 0)``,
+    halving ``alpha``, for the members ``run``. ``state`` is ``(pi, value,
+    q, x, unc, grad, res)`` of those members. A step whose predicted
+    decrease is at the dual's roundoff is accepted when it does not raise
+    the value or lowers the residual. Returns which members accepted a step
+    and their new ``(pi, value, q, x, unc, grad)``."""
+    pi, value, q, x, unc, grad, res = state
+    K = len(run)
+    new = [a.copy() for a in (pi, value, q, x, unc, grad)]
+    alpha = np.ones(K)
+    searching = np.ones(K, dtype=bool)
+    accepted = np.zeros(K, dtype=bool)
+    for _ in range(MAX_HALVINGS):
+        s = np.flatnonzero(searching)
+        trial = np.maximum(pi[s] + alpha[s, None] * d[s], 0.0)
+        moved = ~np.all(trial == pi[s], axis=1)
+        searching[s[~moved]] = False  # the trial point no longer moves: give up
+        s, trial = s[moved], trial[moved]
+        if not s.size:
+            break
+        rows = _rows(run[s], dual.AT.shape[0])
+        t_value, t_q, t_x, t_unc = dual.evaluate(trial, rows)
+        t_grad = dual.gradient(t_x, rows)
+        decrease = np.einsum("km,km->k", grad[s], trial - pi[s])  # <= 0 along a descent arc
+        small = np.abs(decrease) <= CEEI_VALUE_RTOL * (1.0 + np.abs(value[s]))
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(t_value) & np.where(
+                small, (t_value <= value[s]) | (_residual(trial, t_grad) < res[s]),
+                t_value <= value[s] + CEEI_ARMIJO * decrease)
+        for target, got in zip(new, (trial, t_value, t_q, t_x, t_unc, t_grad), strict=True):
+            target[s[ok]] = got[ok]
+        searching[s[ok]] = False
+        accepted[s[ok]] = True
+        alpha[s] *= 0.5
+    return accepted, tuple(new)
+
+
+def _iterate(dual: _Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
+    """Projected Newton iterations from ``pi`` until every member's residual
+    is below ``tol``, its line search fails or it has taken
+    :data:`MAX_ITERATIONS` steps. Returns ``(pi, value, q, x, unc, grad,
+    res, iterations)``."""
+    K = pi.shape[0]
+    value, q, x, unc = dual.evaluate(pi)
+    grad = dual.gradient(x)
+    res = _residual(pi, grad)
+    it = np.zeros(K, dtype=int)
+    running = res > tol
+    while True:
+        run = np.flatnonzero(running & (it < MAX_ITERATIONS))
+        if not run.size:
+            break
+        it[run] += 1
+        state = (pi[run], value[run], q[run], x[run], unc[run], grad[run], res[run])
+        d = _direction(dual, pi[run], q[run], unc[run], grad[run], res[run], run)
+        ok, new = _line_search(dual, run, state, d)
+        running[run[~ok]] = False  # no acceptable step: stop where it is
+        upd = run[ok]
+        for target, got in zip((pi, value, q, x, unc, grad), new, strict=True):
+            target[upd] = got[ok]
+        res[upd] = _residual(pi[upd], grad[upd])
+        running[upd] = res[upd] > tol
+    return pi, value, q, x, unc, grad, res, it
+
+
+def solve_batch(
+    capacity: np.ndarray,
+    demands: np.ndarray,
+    weights: np.ndarray | None = None,
+    max_tasks: np.ndarray | None = None,
+    tol: float = CEEI_NEWTON_TOL,
+) -> NewtonBatch:
+    """:func:`solve_eisenberg_gale` for a batch of instances: capacity (m,)
+    or (K, m), demands (K, n, m), weights (n,) or (K, n), max_tasks (K, n)
+    (``inf`` for none). Each member is solved as if it were alone."""
+    D = np.asarray(demands, dtype=float)
+    K, n, m = D.shape
+    R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
+    w = np.broadcast_to(np.ones(n) if weights is None else np.asarray(weights, dtype=float), (K, n))
+    k = np.broadcast_to(np.inf if max_tasks is None else np.asarray(max_tasks, dtype=float), (K, n))
+    live = k > 0  # users capped at 0 get nothing and leave the program
+    # scaled demands, transposed (K, m, n) and C-contiguous: every pass over
+    # the users is m long contiguous dot products
+    AT = np.ascontiguousarray(D.transpose(0, 2, 1)) / R[:, :, None]
+    if not live.all():
+        AT = np.where(live[:, None, :], AT, 0.0)
+    used = (AT > 0).any(axis=2)  # a resource nobody uses has price 0
+    W = np.where(live, w, 0.0).sum(axis=1)
+    W = np.where(W > 0, W, 1.0)
+    dual = _Dual(AT, np.where(live, w, 0.0) / W[:, None], k, live)
+    pi0 = np.where(used, 1.0 / np.maximum(used.sum(axis=1, keepdims=True), 1), 0.0)  # every q > 0
+    pi, value, _, x, _, grad, res, it = _iterate(dual, pi0, tol)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        primal = np.where(live, dual.v * np.log(np.where(live, x, 1.0)), 0.0).sum(axis=1)
+    usage_share = np.einsum("kn,knm->km", x, D) / R
+    return NewtonBatch(
+        x=x,
+        prices=np.where(used, pi * W[:, None] / R, 0.0),
+        iterations=it,
+        residual=res,
+        gap=value - primal,
+        complementary_slackness=np.max(np.where(used, pi * np.abs(grad), 0.0), axis=1, initial=0.0),
+        excess=np.max(usage_share - 1.0, axis=1, initial=0.0),
+        converged=res <= tol,
+    )
 
 
 def solve_eisenberg_gale(
@@ -188,7 +362,8 @@ def solve_eisenberg_gale(
 ) -> NewtonResult:
     """Solve ``max sum_i w_i log x_i`` s.t. ``sum_i x_i d_i <= R``,
     ``0 <= x_i <= k_i`` through its dual (Ghodsi et al., NSDI 2011, Section
-    5.2; the derivation is in the module docstring).
+    5.2; the derivation is in the module docstring): :func:`solve_batch` on
+    a batch of one.
 
     Parameters
     ----------
@@ -209,75 +384,17 @@ def solve_eisenberg_gale(
         The allocation, the prices and the optimality measures; call
         :meth:`NewtonResult.failure` to know whether it is certified.
     """
-    R = np.asarray(capacity, dtype=float)
-    D = np.asarray(demands, dtype=float)
-    n, m = D.shape
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    k = np.full(n, np.inf) if max_tasks is None else np.asarray(max_tasks, dtype=float)
-    x = np.zeros(n)
-    prices = np.zeros(m)
-    live = np.flatnonzero(k > 0)  # users capped at 0 get nothing and leave the program
-    if live.size == 0:
-        return NewtonResult(x, prices, 0, 0.0, 0.0, 0.0, 0.0, True)
-    everyone = live.size == n
-    DT = D.T if everyone else D[live].T  # a view when nobody is capped at 0
-    used = np.flatnonzero((DT > 0).any(axis=1))  # a resource nobody uses has price 0
-    AT = DT[used] / R[used, None]  # scaled demands, transposed, C-contiguous
-    W = float(w[live].sum())
-    dual = _Dual(AT, (w if everyone else w[live]) / W, k if everyone else k[live])
+    D = np.asarray(demands, dtype=float)[None]
+    k = None if max_tasks is None else np.asarray(max_tasks, dtype=float)[None]
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    return solve_batch(np.asarray(capacity, dtype=float), D, w, k, tol).result(0)
 
-    pi = np.full(used.size, 1.0 / used.size)  # every user's q > 0: in the domain
-    value, q, xl, unc = dual.evaluate(pi)
-    grad = dual.gradient(xl)
-    res = _residual(pi, grad)
-    it = 0
-    while res > tol and it < MAX_ITERATIONS:
-        it += 1
-        active = (pi <= min(res, 1.0)) & (grad > 0.0)
-        free = ~active
-        d = -pi.copy()  # active prices go to 0
-        if free.any():
-            H = dual.hessian(q, unc)[np.ix_(free, free)]
-            diag = np.diagonal(H)
-            floor = max(float(diag.max()), 1.0) * np.finfo(float).eps
-            mu = REGULARIZATION * min(res, 1.0) * np.maximum(diag, floor)  # Marquardt: scaled per price
-            d[free] = np.linalg.solve(H + np.diag(mu + (diag <= floor)), -grad[free])
-        alpha = 1.0
-        accepted = False
-        for _ in range(MAX_HALVINGS):
-            trial = np.maximum(pi + alpha * d, 0.0)
-            if np.array_equal(trial, pi):
-                break
-            t_value, t_q, t_x, t_unc = dual.evaluate(trial)
-            if np.isfinite(t_value):
-                decrease = float(grad @ (trial - pi))  # <= 0 along a descent arc
-                if abs(decrease) <= CEEI_VALUE_RTOL * (1.0 + abs(value)):
-                    t_grad = dual.gradient(t_x)
-                    accepted = t_value <= value or _residual(trial, t_grad) < res
-                elif t_value <= value + CEEI_ARMIJO * decrease:
-                    t_grad = dual.gradient(t_x)
-                    accepted = True
-            if accepted:
-                break
-            alpha *= 0.5
-        if not accepted:
-            break
-        pi, value, q, xl, unc, grad = trial, t_value, t_q, t_x, t_unc, t_grad
-        res = _residual(pi, grad)
 
-    x[live] = xl
-    prices[used] = pi * W / R[used]
-    primal = float(dual.v @ np.log(xl))
-    slack = grad  # 1 - usage, per used resource
-    cs = float(np.max(pi * np.abs(slack)))
-    usage_share = np.einsum("i,ij->j", x, D) / R
-    return NewtonResult(
-        x=x,
-        prices=prices,
-        iterations=it,
-        residual=res,
-        gap=value - primal,
-        complementary_slackness=cs,
-        excess=float(np.max(usage_share - 1.0, initial=0.0)),
-        converged=res <= tol,
-    )
+def ceei_batch(demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray, caps: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted CEEI tasks of a batch of instances (the
+    :data:`~models.policy.BatchSolver` of :class:`~models.policies.ceei.CEEI`):
+    :func:`solve_batch`, and which members are certified optimal (the
+    others are for the policy's own solver, which falls back to cvxpy)."""
+    out = solve_batch(capacity, demands, weights, caps)
+    return out.x, out.certified()

@@ -14,10 +14,6 @@ For conditioning, the decision variable is the dominant share
 ``build`` sees ``x = y / s``. Users capped at zero tasks are left out of the
 program (they get 0), so ``build`` may take ``log(x)``.
 
-:func:`leximin_lp` is the LP-sequence leximin used by policies whose levels
-are affine in more variables than tasks per user (DRFH: tasks per user and
-server; utilitarian with a leximin tie-break).
-
 Examples
 --------
 >>> import cvxpy as cp
@@ -37,7 +33,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -46,8 +42,8 @@ from .allocation import OPTIMAL, Allocation
 from .errors import PolicyError
 from .instance import Instance
 from .policy import Policy
-from .solvers import CONIC_SOLVERS, LP_SOLVERS, solve_problem
-from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL, OBJECTIVE_RTOL
+from .solvers import CONIC_SOLVERS, solve_problem
+from .tolerances import FEASIBILITY_RTOL, OBJECTIVE_RTOL
 
 
 class ConvexPolicy(Policy):
@@ -179,61 +175,6 @@ def task_variable(instance: Instance) -> tuple[Any, list[Any]]:
     return x, cons
 
 
-def leximin_lp(
-    levels: Any,
-    constraints: Sequence[Any],
-    label: str,
-    solvers: Sequence[str] = LP_SOLVERS,
-    level_rtol: float = LP_LEVEL_RTOL,
-    dual_tol: float = DUAL_TOL,
-) -> tuple[np.ndarray, list[Any]]:
-    """Leximin of affine ``levels`` (a cvxpy expression of shape ``(n,)``)
-    under ``constraints``, by a sequence of LPs.
-
-    Stage ``s`` maximises the common level ``t`` of the active entries, with
-    frozen entries kept at the level they stopped at (up to
-    :data:`~models.tolerances.LP_LEVEL_RTOL`). Entries whose level
-    constraint has a dual above :data:`~models.tolerances.DUAL_TOL` cannot
-    rise and freeze (if none does, the one with the largest dual freezes, so
-    every stage freezes at least one entry). Variables hold the last stage's
-    solution when this returns. ``level_rtol`` and ``dual_tol`` replace the
-    two tolerances (a tighter re-solve,
-    :meth:`~models.policy.Policy.solve_tight`).
-
-    Returns
-    -------
-    levels : ndarray, shape (n,)
-        The level each entry stopped at.
-    problems : list of cvxpy.Problem
-        The solved stage LPs, in order.
-    """
-    import cvxpy as cp
-
-    n = int(levels.shape[0])
-    frozen = np.zeros(n, dtype=bool)
-    stop = np.zeros(n)
-    problems: list[Any] = []
-    while not frozen.all():
-        act = np.flatnonzero(~frozen)
-        t = cp.Variable()
-        level = levels[act] >= t
-        cons = [*constraints, level]
-        if frozen.any():
-            fz = np.flatnonzero(frozen)
-            cons.append(levels[fz] >= stop[fz] - np.abs(stop[fz]) * level_rtol)
-        prob = cp.Problem(cp.Maximize(t), cons)
-        solve_problem(prob, f"{label} (stage {len(problems) + 1})", solvers)
-        problems.append(prob)
-        duals = np.asarray(level.dual_value, dtype=float).reshape(-1)
-        blocked = duals > dual_tol
-        if not blocked.any():
-            blocked[int(np.argmax(duals))] = True
-        newly = act[blocked]
-        stop[newly] = float(np.asarray(t.value))
-        frozen[newly] = True
-    return stop, problems
-
-
 def alpha_fair_objective(u: Any, weights: np.ndarray, beta: float, scale: float = 1.0) -> Any:
     """Weighted alpha-fair utility ``sum_i w_i U_beta(u_i / w_i)`` to maximise.
 
@@ -280,4 +221,4 @@ def positive_parameter(policy: Policy, name: str, *, allow_inf: bool = False) ->
     return float(raw)
 
 
-__all__ = ["ConvexPolicy", "alpha_fair_objective", "leximin_lp", "positive_parameter", "task_variable"]
+__all__ = ["ConvexPolicy", "alpha_fair_objective", "positive_parameter", "task_variable"]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -41,38 +41,12 @@ import numpy as np
 
 from .allocation import OPTIMAL, Allocation
 from .errors import PolicyError, SolverError
+from .filling_numeric import Stage, fill_shares, stages
 from .instance import Instance
-from .policy import Policy
-from .solvers import LP_SOLVERS, solve_problem
-from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL, SATURATION_RTOL
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One event of progressive filling (exact or float).
-
-    Attributes
-    ----------
-    level : number
-        The common weighted share reached (``t``).
-    saturated : tuple of int
-        Resources that saturate at this level.
-    frozen : sequence of int
-        Users that stop at this level (capped or blocked); an index array in
-        the numeric solver.
-    capped : sequence of int
-        The subset of ``frozen`` that stopped at its task cap.
-    phase : int
-        1 for the filling of the policy's own share; 2 for the second phase,
-        in which the users whose share of one task is 0 share the leftover by
-        DRF (the level is then their weighted dominant share).
-    """
-
-    level: Any
-    saturated: tuple[int, ...]
-    frozen: Any
-    capped: Any
-    phase: int = 1
+from .leximin import LeximinStage, leximin_stages
+from .policy import BatchSolver, Policy
+from .solvers import LP_SOLVERS
+from .tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL
 
 
 class FillingPolicy(Policy):
@@ -145,24 +119,49 @@ class FillingPolicy(Policy):
         """
         t0 = time.perf_counter()
         c = self._coefficients(instance)
-        D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
-        zero = c == 0
-        rates = w / np.where(zero, 1.0, c)
-        x, stages = fill_numeric(D, R, rates, np.where(zero, 0.0, k))
-        if zero.any():
-            dom = (D / R).max(axis=1)
-            left = np.maximum(R - x @ D, 0.0)  # residual capacity (roundoff below 0 is 0)
-            # a resource that saturated in phase 1 has nothing left, not a roundoff residual
-            left[[j for st in stages for j in st.saturated]] = 0.0
-            x2, stages2 = fill_numeric(D, left, w / dom, np.where(zero, k, 0.0))
-            x, stages = x + x2, stages + [replace(st, phase=2) for st in stages2]
+        x, rounds = fill_shares(c[None], instance.demands[None], instance.capacity[None], instance.weights,
+                                instance.max_tasks[None])
+        found = stages(rounds, 0)
         return Allocation(
             instance=instance,
-            x=x,
+            x=x[0],
             policy=self.label,
-            stats={"solver": "numpy-filling", "stages": len(stages), "seconds": time.perf_counter() - t0},
-            certificate=stages,
+            stats={"solver": "numpy-filling", "stages": len(found), "seconds": time.perf_counter() - t0},
+            certificate=found,
         )
+
+    # ------------------------------------------------------------- batched
+    def shares_batch(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        """:meth:`share_per_task` of a batch: demands (K, n, m), capacity
+        (m,) or (K, m); returns (K, n). One call on the stacked rows when the
+        capacity is shared (the family's share functions are row-wise numpy
+        expressions), else one call per member (a share function may index
+        the capacity vector)."""
+        K, n, m = demands.shape
+        if np.ndim(capacity) == 1:
+            c = np.asarray(self.share_per_task(demands.reshape(K * n, m), capacity), dtype=float).reshape(K, n)
+        else:
+            c = np.stack([np.asarray(self.share_per_task(demands[k], capacity[k]), dtype=float) for k in range(K)])
+        if not np.all(np.isfinite(c) & (c >= 0)):
+            raise PolicyError(f"policy {self.name!r}: a share of one task is negative or not finite")
+        return c
+
+    def solve_batch(self, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray,
+                    caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Tasks per user of a batch of instances sharing their weights, by
+        the filling of :meth:`solve` (the same solver, vectorised over the
+        batch): demands (K, n, m), capacity (m,) or (K, m), weights (n,),
+        caps (K, n). Returns the tasks (K, n) and, as every
+        :data:`~models.policy.BatchSolver`, which members converged (all)."""
+        x, _ = fill_shares(self.shares_batch(demands, capacity), demands, capacity, weights, caps)
+        return x, np.ones(len(x), dtype=bool)
+
+    def batch_solver(self, independent: bool = False) -> BatchSolver | None:
+        """:meth:`solve_batch` when the policy keeps the family's own
+        :meth:`solve` and :meth:`shares_for` (its share of one task then
+        depends on the arrays only); ``None`` otherwise."""
+        own = type(self).solve is FillingPolicy.solve and type(self).shares_for is FillingPolicy.shares_for
+        return self.solve_batch if own else None
 
     # -------------------------------------------------------------- exact
     def solve_exact(self, instance: Instance) -> Allocation:
@@ -223,62 +222,46 @@ class FillingPolicy(Policy):
         return alloc
 
     def _run_program(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
+        """The leximin LP sequence (:func:`models.leximin.leximin_stages`)
+        of :meth:`program`: weighted shares ``y_i = scale_i x_i`` in
+        variables divided by ``u``, an estimate of the stage's level, not
+        task counts. With data from 1e-9 to 1e9 task counts span ~36 orders
+        of magnitude and levels ~20, while the stage variables stay near 1
+        and the rows read "share of R_j used <= 1/u". The scaling changes
+        conditioning, not the LP. Users whose share function is zero (e.g.
+        no CPU under CPU-only sharing) are a second phase on their dominant
+        shares, as in the numeric and exact solvers."""
         import cvxpy as cp
 
         c = self._coefficients(instance)
         D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
         n = instance.n
-        # Users whose share function is zero (e.g. no CPU under CPU-only
-        # sharing) take part in a second phase, sharing the leftover by DRF,
-        # as in the numeric and exact solvers.
         zero = c == 0
         scale = np.where(zero, (D / R).max(axis=1), c) / w  # weighted share of one task
-        # Variables are weighted shares y_i = scale_i * x_i divided by u, an
-        # estimate of the stage's level, not task counts: with data from 1e-9
-        # to 1e9 task counts span ~36 orders of magnitude and levels ~20,
-        # while the stage variables stay near 1 and the rows read "share of
-        # R_j used <= 1/u". The scaling changes conditioning, not the LP.
         A = (D / R) / scale[:, None]  # (n, m)
-        frozen = np.zeros(n, dtype=bool)
-        levels = np.zeros(n)  # the level each frozen user stopped at
-        problems: list[Any] = []
-        fin = np.flatnonzero(np.isfinite(k))
         used = np.flatnonzero((A > 0).any(axis=0))
-        for phase in (~zero, zero):
-            waiting = np.flatnonzero(~phase & ~frozen)  # later phases hold nothing yet
-            while (phase & ~frozen).any():
-                act = np.flatnonzero(phase & ~frozen)
-                u = _stage_scale(A[:, used], levels, frozen, k * scale, act)
-                y = cp.Variable(n, nonneg=True)
-                t = cp.Variable()
-                level = [y[act] >= t]
-                cons = [A[:, used].T @ y <= 1 / u, *level]
-                if fin.size:
-                    cons.append(y[fin] <= k[fin] * scale[fin] / u)
-                if frozen.any():
-                    # frozen users keep (up to the LP tolerance) the level they stopped at
-                    fz = np.flatnonzero(frozen)
-                    cons.append(y[fz] >= levels[fz] / u * (1 - LP_LEVEL_RTOL))
-                if waiting.size:
-                    cons.append(y[waiting] == 0)
-                prob = cp.Problem(cp.Maximize(t), cons)
-                solve_problem(prob, f"{self.label} (stage {len(problems) + 1})", LP_SOLVERS)
-                problems.append(prob)
-                duals = np.asarray(level[0].dual_value, dtype=float).reshape(-1)
-                # A user is blocked when its level constraint has a positive dual.
-                # By stationarity that dual is sum_j A_ij * p_j (plus its cap's
-                # dual), p_j the price of resource j; a user whose use A_ij of a
-                # priced resource is tiny has a dual below any threshold, so it
-                # is also blocked when it uses a resource whose price, times its
-                # right-hand side (its part of the objective), is positive.
-                price = np.asarray(cons[0].dual_value, dtype=float).reshape(-1) / u
-                full = price > DUAL_TOL
-                blocked = (duals > DUAL_TOL) | (A[act][:, used][:, full] > 0).any(axis=1)
-                if not blocked.any():
-                    blocked[int(np.argmax(duals))] = True
-                newly = act[blocked]
-                levels[newly] = float(np.asarray(t.value)) * u
-                frozen[newly] = True
+        Au = A[:, used]
+        fin = np.flatnonzero(np.isfinite(k))
+
+        def build(act: np.ndarray, frozen: np.ndarray, levels: np.ndarray, waiting: np.ndarray) -> LeximinStage:
+            u = _stage_scale(Au, levels, frozen, k * scale, act)
+            y = cp.Variable(n, nonneg=True)
+            t = cp.Variable()
+            level = y[act] >= t
+            cons = [Au.T @ y <= 1 / u, level]
+            if fin.size:
+                cons.append(y[fin] <= k[fin] * scale[fin] / u)
+            if frozen.any():
+                # frozen users keep (up to the LP tolerance) the level they stopped at
+                fz = np.flatnonzero(frozen)
+                cons.append(y[fz] >= levels[fz] / u * (1 - LP_LEVEL_RTOL))
+            if waiting.size:
+                cons.append(y[waiting] == 0)
+            return LeximinStage(cp.Problem(cp.Maximize(t), cons), t, level, prices=cons[0],
+                                blocked_by=lambda priced: (Au[act][:, priced] > 0).any(axis=1),
+                                unit=u, price_unit=1 / u)
+
+        levels, problems = leximin_stages(n, build, self.label, LP_SOLVERS, DUAL_TOL, phases=(~zero, zero))
         return levels / scale, problems
 
 
@@ -294,92 +277,6 @@ def _stage_scale(A: np.ndarray, levels: np.ndarray, frozen: np.ndarray, cap_leve
         sat = np.where(slope > 0, residual / slope, np.inf)
     u = float(min(np.min(sat, initial=np.inf), np.min(cap_levels[active], initial=np.inf)))
     return u if np.isfinite(u) and u > 0 else 1.0
-
-
-# ---------------------------------------------------------------------------
-# numeric kernel
-# ---------------------------------------------------------------------------
-def fill_numeric(
-    demands: np.ndarray,
-    capacity: np.ndarray,
-    rates: np.ndarray,
-    caps: np.ndarray,
-    rtol: float = SATURATION_RTOL,
-) -> tuple[np.ndarray, list[Stage]]:
-    """Progressive filling with rates ``r_i`` (tasks per unit level).
-
-    Active user ``i`` holds ``min(t * r_i, k_i)`` tasks at level ``t``. Each
-    loop iteration finds, with vectorised piecewise-linear algebra over the
-    users sorted by cap level, the level at which the next resource
-    saturates; users capped before it and users of the saturated resources
-    freeze. Every iteration saturates a resource or ends the filling, so
-    there are at most ``m + 1`` iterations.
-
-    Returns
-    -------
-    x : ndarray, shape (n,)
-        Tasks per user.
-    stages : list of Stage
-        The events, levels as floats.
-    """
-    # Vector-matrix products over the users are written with np.einsum, not
-    # ``@``: a threaded BLAS gemv on a tall 8-column matrix measured up to
-    # 100x slower on a loaded 2-core machine (benchmarks/bench_drf.py).
-    D = np.asarray(demands, dtype=float)
-    R = np.asarray(capacity, dtype=float)
-    r = np.asarray(rates, dtype=float)
-    k = np.asarray(caps, dtype=float)
-    n, m = D.shape
-    x = np.zeros(n)
-    uses = D > 0
-    T = k / r  # level at which each user reaches its cap (inf if uncapped)
-    has_cap = np.isfinite(T)
-    active = T > 0  # users capped at zero are frozen from the start
-    base = np.zeros(m)  # usage by frozen users
-    saturated = np.zeros(m, dtype=bool)
-    stages: list[Stage] = []
-    cols = np.arange(m)
-    while active.any():
-        slope = np.einsum("i,ij->j", np.where(active, r, 0.0), D)  # usage per unit level, (m,)
-        fidx = np.flatnonzero(active & has_cap)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if fidx.size:
-                fo = fidx[np.argsort(T[fidx], kind="stable")]  # capped users by cap level
-                Ts = T[fo]
-                capped_use = np.cumsum(k[fo, None] * D[fo], axis=0)  # (nf, m)
-                # usage rate of the users still rising after each breakpoint, summed
-                # directly (never as slope minus the rates gone: with rates 1e15
-                # apart that difference cancels to 0)
-                free_slope = np.einsum("i,ij->j", np.where(active & ~has_cap, r, 0.0), D)
-                rising = np.vstack([np.cumsum((r[fo, None] * D[fo])[::-1], axis=0)[::-1], np.zeros((1, m))])
-                at_bp = base + capped_use + Ts[:, None] * (free_slope + rising[1:])
-                over = at_bp >= R * (1 - rtol)
-                hit = over.any(axis=0)
-                q = np.where(hit, np.argmax(over, axis=0), fo.size)  # first breakpoint at/over R
-                prev_cap = np.vstack([np.zeros((1, m)), capped_use])[q, cols]
-                denom = free_slope + rising[q, cols]
-                tj = np.where(denom > 0, (R - base - prev_cap) / denom, np.inf)
-                # the breakpoint itself may be where the resource fills
-                tj = np.minimum(tj, np.where(hit, Ts[np.minimum(q, fo.size - 1)], np.inf))
-            else:
-                tj = (R - base) / slope
-        tj = np.where(saturated | ~(slope > 0), np.inf, tj)
-        tstar = float(tj.min())
-        if not np.isfinite(tstar):
-            if not (has_cap | ~active).all():  # cannot happen: every user uses some resource
-                raise PolicyError("progressive filling is unbounded (a user demands nothing)")
-            tstar = float(T[active].max())
-        sat_now = (tj <= tstar * (1 + rtol)) & ~saturated
-        cap_now = active & has_cap & (T <= tstar * (1 + rtol))
-        stop = cap_now | (active & uses[:, sat_now].any(axis=1)) if sat_now.any() else cap_now
-        stopped = np.flatnonzero(stop)
-        x[stopped] = np.where(cap_now[stopped], k[stopped], np.minimum(tstar * r[stopped], k[stopped]))
-        base = base + np.einsum("i,ij->j", x[stopped], D[stopped])
-        active[stopped] = False
-        saturated |= sat_now
-        stages.append(Stage(level=tstar, saturated=tuple(np.flatnonzero(sat_now).tolist()), frozen=stopped,
-                            capped=np.flatnonzero(cap_now)))
-    return x, stages
 
 
 # ---------------------------------------------------------------------------
@@ -428,4 +325,4 @@ def fill_exact(
     return x, stages
 
 
-__all__ = ["FillingPolicy", "Stage", "fill_numeric", "fill_exact", "OPTIMAL"]
+__all__ = ["FillingPolicy", "Stage", "fill_exact", "OPTIMAL"]

@@ -12,14 +12,22 @@ Parameterised policies take parameters by name: ``"fds:beta=2"``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .errors import PolicyError
 from .registry import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from .allocation import Allocation
     from .instance import Instance
+
+#: A vectorised solver of many instances at once: (demands (K, n, m),
+#: capacity (m,) or (K, m), weights (n,), caps (K, n)) -> (tasks (K, n),
+#: converged (K,)); see :meth:`Policy.batch_solver`.
+BatchSolver = Callable[["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"], "tuple[np.ndarray, np.ndarray]"]
 
 
 class Policy(ABC):
@@ -87,6 +95,19 @@ class Policy(ABC):
     @abstractmethod
     def solve(self, instance: Instance) -> Allocation:
         """Fast numeric solution (floats)."""
+
+    def batch_solver(self, independent: bool = False) -> BatchSolver | None:
+        """A vectorised solver of many instances of equal shape and weights
+        (the property screens use it), or ``None`` (the default: one
+        :meth:`solve` per instance).
+
+        Parameters
+        ----------
+        independent : bool
+            The members are unrelated instances: each must end where a
+            batch of that member alone would.
+        """
+        return None
 
     def solve_exact(self, instance: Instance) -> Allocation:
         """Exact solution (Fractions or sympy numbers).

@@ -99,6 +99,38 @@ def solver_choice(solver: str | None = None, options: Mapping[str, Any] | None =
         _CHOICE.reset(token)
 
 
+def _attempt(problem: Any, name: str, choice: SolverChoice, accept: Callable[[Any], str | None] | None
+             ) -> str | None:
+    """One solve of ``problem`` with solver ``name``: ``None`` when it
+    reached an accepted optimum, else why not (a solver error, the status,
+    or ``accept``'s reason).
+
+    Raises
+    ------
+    SolverOptionError
+        When the solver rejects an option given by the user.
+    """
+    import cvxpy as cp
+
+    try:
+        quiet = _c_stdout_to_stderr() if name in _BANNER_SOLVERS else contextlib.nullcontext()
+        with warnings.catch_warnings(), quiet:
+            warnings.simplefilter("ignore")
+            problem.solve(solver=name, **{**conic_solver_options(name), **dict(choice.options)})
+    except TypeError as exc:  # cvxpy and the solvers reject an unknown or mistyped option so
+        if not choice.options:
+            raise
+        raise SolverOptionError(f"--solver-option: {name}: {' '.join(str(exc).split())[:160]}") from None
+    except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
+        if choice.options and "option" in str(exc).lower():  # HiGHS: "returned status kError for option"
+            raise SolverOptionError(f"--solver-option: {name}: {' '.join(str(exc).split())[:160]}") from None
+        return f"error ({' '.join(str(exc).split())[:80]})"
+    status = str(problem.status)
+    if status != cp.OPTIMAL:
+        return status
+    return accept(problem) if accept is not None else None
+
+
 def solve_problem(
     problem: Any,
     policy: str,
@@ -146,29 +178,10 @@ def solve_problem(
     for name in solvers:
         if name not in installed:
             continue
-        try:
-            quiet = _c_stdout_to_stderr() if name in _BANNER_SOLVERS else contextlib.nullcontext()
-            with warnings.catch_warnings(), quiet:
-                warnings.simplefilter("ignore")
-                problem.solve(solver=name, **{**conic_solver_options(name), **dict(choice.options)})
-        except TypeError as exc:  # cvxpy and the solvers reject an unknown or mistyped option so
-            if not choice.options:
-                raise
-            raise SolverOptionError(f"--solver-option: {name}: {' '.join(str(exc).split())[:160]}") from None
-        except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
-            if choice.options and "option" in str(exc).lower():  # HiGHS: "returned status kError for option"
-                raise SolverOptionError(f"--solver-option: {name}: {' '.join(str(exc).split())[:160]}") from None
-            tried.append(f"{name}: error ({' '.join(str(exc).split())[:80]})")
-            continue
-        status = str(problem.status)
-        if status != cp.OPTIMAL:
-            tried.append(f"{name}: {status}")
-            continue
-        reason = accept(problem) if accept is not None else None
-        if reason is not None:
-            tried.append(f"{name}: {reason}")
-            continue
-        return name
+        failure = _attempt(problem, name, choice, accept)
+        if failure is None:
+            return name
+        tried.append(f"{name}: {failure}")
     mine = tried[start:]
     if not mine:
         raise SolverError(policy, "no solver installed", "asked for " + ", ".join(solvers))

@@ -32,22 +32,15 @@ NUMERIC_CONFIRM_ATOL: float = 1e-6
 #: direction found by an optimiser) is rationalised for exact re-checking.
 RATIONALIZE_MAX_DENOMINATOR: int = 1000
 
-#: Relative diagonal regularisation of the Newton systems of the batched CEEI
-#: price solver (keeps them solvable when fewer users than prices move).
-CEEI_NEWTON_REGULARIZATION: float = 1e-12
-
-#: The batched CEEI price solver stops when every KKT residual (projected
-#: gradient of the dual) is below this fraction of the capacity.
-CEEI_KKT_RTOL: float = 1e-10
-
 #: Relative rounding allowance on the dual value in the line search of the
-#: batched CEEI price solver (its last Newton steps change the value by less
-#: than its rounding error); models/ceei_newton.py judges such a step by its
-#: KKT residual instead.
+#: CEEI price solver (its last Newton steps change the value by less than its
+#: rounding error); models/ceei_newton.py judges such a step by its KKT
+#: residual instead.
 CEEI_VALUE_RTOL: float = 1e-13
 
-#: Sufficient-decrease constant and number of halvings of the line search of
-#: the batched CEEI price solver (the constant also serves models/ceei_newton.py).
+#: Sufficient-decrease constant of the line search of the CEEI price solver
+#: (models/ceei_newton.py) and, with the number of halvings, of the alpha-fair
+#: solver (models/alpha_fair.py).
 CEEI_ARMIJO: float = 1e-4
 CEEI_LINE_SEARCH_STEPS: int = 30
 

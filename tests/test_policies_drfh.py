@@ -54,3 +54,17 @@ def test_example_file_through_the_cli(capsys) -> None:
     users = json.loads(capsys.readouterr().out)["allocations"][0]["users"]
     assert users["A"]["tasks"] == pytest.approx(10, rel=1e-7)
     assert users["B"]["tasks"] == pytest.approx(10, rel=1e-7)
+
+
+def test_price_blocking_freezes_a_user_with_a_tiny_use_of_a_full_resource() -> None:
+    """B uses 1e-9 cpu per task: its level's dual (1e-9 times the cpu
+    price) is below DUAL_TOL, but cpu is priced, so B freezes with A (the
+    leximin's price-blocking rule, models.leximin). Without it the
+    next stage let B rise to 2 tasks through the LP_LEVEL_RTOL slack of A.
+    One machine holding the pool: DRFH is DRF, whose exact answer is 1, 1."""
+    d = {"resources": {"cpu": 1, "mem": 2},
+         "users": {"A": {"demand": {"cpu": 1}}, "B": {"demand": {"cpu": 1e-9, "mem": 1}, "weight": 0.5}},
+         "machines": [{"cpu": 1, "mem": 2}]}
+    pool = {k: v for k, v in d.items() if k != "machines"}
+    exact = [float(v) for v in solve(pool, "drf", exact=True).x_exact]
+    assert np.allclose(solve(d, "drfh").x, exact, rtol=1e-7)

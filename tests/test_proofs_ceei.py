@@ -30,7 +30,7 @@ def three_users() -> Instance:
 
 
 def test_registered_for_api_dispatch() -> None:
-    assert EXACT_SOLVERS["ceei"] is solve_ceei_exact
+    assert EXACT_SOLVERS.get("ceei") is solve_ceei_exact
     assert solve(paper(), "ceei", exact=True).stats["solver"] == "sympy-kkt"
 
 

@@ -103,7 +103,7 @@ def test_batch_filling_has_the_zero_share_phase() -> None:
 def test_batch_ceei_matches_the_conic_program() -> None:
     import warnings
 
-    from analyzer.properties._batch import ceei_batch
+    from models.ceei_newton import ceei_batch
 
     rng = np.random.default_rng(0)
     pol = get_policy("ceei")

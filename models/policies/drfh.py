@@ -11,20 +11,21 @@ Continuous model: tasks are divisible, so the ``count`` identical machines
 of a type act together as one server of ``count`` times the capacity; a
 user's tasks are only placed on machine types its single task fits on
 (``d_ij <= capacity_tj`` for every ``j``). Leximin is computed by a sequence
-of LPs (:func:`models.convex.leximin_lp`). The placement (tasks per user and
+of LPs (:func:`models.leximin.leximin_lp`). The placement (tasks per user and
 machine type) is attached as ``allocation.certificate["placement"]``.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..allocation import OPTIMAL, Allocation
-from ..convex import leximin_lp
 from ..instance import Instance
+from ..leximin import leximin_lp
 from ..policy import Policy, register
 from ..solvers import LP_SOLVERS
 from ..tolerances import DUAL_TOL, LP_LEVEL_RTOL, RESOLVE_TIGHTEN
@@ -106,7 +107,25 @@ class DRFH(Policy):
             cons.append(total[fin] <= k[fin])
         dom = (D / R).max(axis=1)
         f = RESOLVE_TIGHTEN if tight else 1.0
+        # price blocking: a user cannot rise when, on every machine type it
+        # fits, it needs a resource whose capacity row there is priced
+        # (rows of cons[0] flattened as (resource, type))
         stop, problems = leximin_lp(cp.multiply(dom / w, total), cons, self.label, LP_SOLVERS,
-                                    level_rtol=LP_LEVEL_RTOL * f, dual_tol=DUAL_TOL * f)
+                                    level_rtol=LP_LEVEL_RTOL * f, dual_tol=DUAL_TOL * f,
+                                    blocking=_all_types_blocked(D, fits))
         placement = np.asarray(X.value, dtype=float)
         return np.minimum(stop * w / dom, k), placement, problems
+
+
+def _all_types_blocked(D: np.ndarray, fits: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """For :func:`~models.leximin.leximin_lp`: from the priced capacity rows
+    (flattened (resource, type)), the users that need a priced resource on
+    every machine type they fit."""
+    uses = D > 0
+
+    def blocked(priced: np.ndarray) -> np.ndarray:
+        P = priced.reshape(D.shape[1], fits.shape[1])  # (m, T)
+        on_type = np.einsum("ij,jt->it", uses.astype(float), P.astype(float)) > 0  # (n, T)
+        return np.all(on_type | ~fits, axis=1)
+
+    return blocked

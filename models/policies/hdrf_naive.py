@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..filling import fill_exact, fill_numeric
+from ..filling import fill_exact
+from ..filling_numeric import fill_numeric
 from ..hierarchy import ROOT, Tree, TreeData, TreePolicy
 from ..instance import Instance
 from ..policy import register

@@ -6,7 +6,7 @@ see e.g. Joe-Wong, Sen, Lan, Chiang, INFOCOM 2012, Section III, where
 ``beta = 0`` of GFJ is this objective). The maximum is often reached by
 many allocations; the tie is broken deterministically by leximin on the
 weighted task counts ``x_i / w_i`` among the maximisers (a second LP
-sequence, :func:`models.convex.leximin_lp`), which has a unique answer.
+sequence, :func:`models.leximin.leximin_lp`), which has a unique answer.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from ..allocation import OPTIMAL, Allocation
-from ..convex import leximin_lp, task_variable
+from ..convex import task_variable
 from ..errors import SolverError
 from ..instance import Instance
+from ..leximin import leximin_lp
 from ..policy import Policy, register
 from ..solvers import LP_SOLVERS, solve_problem
 from ..tolerances import DUAL_TOL, LP_LEVEL_RTOL
@@ -96,12 +97,21 @@ class Utilitarian(Policy):
         first = cp.Problem(cp.Maximize(cp.sum(x)), cons)
         solve_problem(first, f"{self.label} (total)", LP_SOLVERS)
         best = float(first.value)
-        zero, face = self._optimal_face(instance, x, cons, best)
+        zero, face, full, capped = self._optimal_face(instance, x, cons, best)
         free = np.flatnonzero(~zero)
         stop = np.zeros(instance.n)
         rest: list[Any] = []
         if free.size:
-            stop[free], rest = leximin_lp(cp.multiply(1.0 / w[free], x[free]), face, self.label, LP_SOLVERS)
+            # price blocking (models.leximin) by the capacity rows of
+            # resources the face does not pin full, for users it does not
+            # pin at their cap: their stationarity has no signed multiplier
+            uses = instance.demands[free] > 0
+
+            def blocking(priced: np.ndarray) -> np.ndarray:
+                return (uses[:, priced & ~full].any(axis=1)) & ~capped[free]
+
+            stop[free], rest = leximin_lp(cp.multiply(1.0 / w[free], x[free]), face, self.label, LP_SOLVERS,
+                                          blocking=blocking)
         out = np.minimum(stop * w, k)
         if not out.sum() >= best * (1 - LP_LEVEL_RTOL):
             raise SolverError(self.label, "tie-break left the optimal face",
@@ -109,11 +119,14 @@ class Utilitarian(Policy):
         return out, [first, *rest]
 
     @staticmethod
-    def _optimal_face(instance: Instance, x: Any, cons: list[Any], best: float) -> tuple[np.ndarray, list[Any]]:
-        """Users at 0 on every optimum, and the constraints of the optimal
-        face (complementary slackness with the solved first LP's dual; a
+    def _optimal_face(instance: Instance, x: Any, cons: list[Any], best: float
+                      ) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarray]:
+        """Users at 0 on every optimum, the constraints of the optimal face
+        (complementary slackness with the solved first LP's dual; a
         multiplier counts as positive above
-        :data:`~models.tolerances.DUAL_TOL` relative to the optimum)."""
+        :data:`~models.tolerances.DUAL_TOL` relative to the optimum; the
+        capacity rows stay first), and the masks of the resources the face
+        pins full and of the users it pins at their cap."""
         D, R, k = instance.demands, instance.capacity, instance.max_tasks
         fin = np.flatnonzero(np.isfinite(k))
         p = np.asarray(cons[0].dual_value, dtype=float).reshape(-1)
@@ -131,4 +144,4 @@ class Utilitarian(Policy):
             face.append(D[:, full].T @ x == R[full])
         if capped.size:
             face.append(x[capped] == k[capped])
-        return zero, face
+        return zero, face, np.isin(np.arange(instance.m), full), np.isin(np.arange(instance.n), capped)

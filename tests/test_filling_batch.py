@@ -1,0 +1,60 @@
+"""One progressive filling (Ghodsi et al., NSDI 2011, Section 4.2): the
+batched screens of the properties and :meth:`FillingPolicy.solve` run the
+same solver, so they give the same task counts, bit for bit, also for a
+user-written filling policy whose share of one task is 0 for some users
+(issue 17: the batched copy had diverged)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer.properties._batch import numeric_batch
+from analyzer.properties._common import Evaluator
+from models import Instance
+from models.filling import FillingPolicy
+from models.policy import POLICIES, register
+from tests.strategies import random_instance
+
+
+class _CpuOnly(FillingPolicy):
+    """Max-min on the first resource's share (0 for users without it)."""
+
+    name = "test-cpu-only-batch"
+    description = "max-min on the first resource (test only)"
+
+    def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        return demands[:, 0] / capacity[0]
+
+
+@pytest.fixture()
+def cpu_only() -> FillingPolicy:
+    register(_CpuOnly)
+    try:
+        yield _CpuOnly()
+    finally:
+        POLICIES.unregister(_CpuOnly.name)
+
+
+def test_zero_share_user_batched_screen_equals_solve(cpu_only: FillingPolicy) -> None:
+    # A needs no cpu (share 0): B fills first until cpu saturates (3 tasks),
+    # then A takes the memory left by DRF: 15 / 4 = 3.75 tasks.
+    inst = Instance.from_arrays(np.array([9.0, 18.0]), np.array([[0.0, 4.0], [3.0, 1.0]]))
+    assert cpu_only.solve(inst).x.tolist() == [3.75, 3.0]
+    ev = Evaluator(cpu_only.name)
+    assert ev.numeric(inst).tolist() == [3.75, 3.0]
+    xs = numeric_batch(ev.policy, [inst], "continuous")
+    assert xs[0] is not None and xs[0].tolist() == [3.75, 3.0]
+
+
+@pytest.mark.parametrize("name", ["drf", "asset", "leximin-tasks", "test-cpu-only-batch"])
+def test_batched_screen_is_the_policy_solver(name: str, cpu_only: FillingPolicy) -> None:
+    """Many random instances (zeros, weights, caps) at once: every member
+    equals the policy's own solve exactly."""
+    rng = np.random.default_rng(17)
+    insts = [random_instance(rng, n_max=6, m_max=3) for _ in range(300)]
+    ev = Evaluator(name)
+    xs = numeric_batch(ev.policy, insts, "continuous")
+    for x, inst in zip(xs, insts, strict=True):
+        assert x is not None
+        assert np.array_equal(x, ev.policy.solve(inst).x), inst.describe()
