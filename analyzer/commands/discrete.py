@@ -15,20 +15,20 @@ MAX_PICK_RUNS_SHOWN = 40
 
 
 def register(sub: Any) -> None:
-    from models.discrete import ON_FULL, PLACEMENTS, TIE_BREAK_HELP, TIE_BREAKS
+    from models.discrete import ON_FULL, PLACEMENTS, TIE_BREAKS
 
     p = sub.add_parser(
         "discrete", help="discrete progressive filling (whole tasks, machines) vs the continuous solution"
     )
     add_file_argument(p, "; [[machines]] are used when present")
     p.add_argument("--policy", default="drf", help="policy (default: drf; any filling policy, e.g. asset)")
-    p.add_argument("--tie-break", default=None, choices=list(TIE_BREAKS),
+    p.add_argument("--tie-break", default=None, choices=TIE_BREAKS.names(),
                    help="who goes first among equal shares (default: the policy's, largest-task for drf and asset); "
-                        + "; ".join(f"{k}: {v}" for k, v in TIE_BREAK_HELP.items()))
+                        + "; ".join(f"{k}: {tb.help}" for k, tb in TIE_BREAKS.items()))
     p.add_argument("--on-full", default="stop", choices=list(ON_FULL),
                    help="stop at the first chosen task that does not fit (the paper's pseudo-code), "
                         "or skip that user and go on (default: stop)")
-    p.add_argument("--placement", default="first-fit", choices=sorted(PLACEMENTS),
+    p.add_argument("--placement", default="first-fit", choices=PLACEMENTS.names(),
                    help="how tasks are put on machines (default: first-fit)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default: 0)")
     add_format_option(p)

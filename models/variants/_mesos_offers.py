@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compiled import compiled
-from ..discrete import _merge_placed, _Run
+from ..discrete import Run, merge_placed
 from ..hierarchy import Tree
 from ._common import demand_floor
 
@@ -226,7 +226,7 @@ def flat_kernel() -> Callable[..., tuple[np.ndarray, int]]:
     return compiled(_flat_kernel, (_user_share, _before, _block_insert))
 
 
-def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
+def _flat(share: MesosShare, run: Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
     st = run.state
     data = st.data
     prep = share.constants(st)
@@ -248,7 +248,7 @@ def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[...
         np.asarray(prep["path_rank"], dtype=np.int64), cnt, tasks, floor, active.astype(np.int64))
     run.decisions += int(decisions)
     st.tasks[:] = tasks.tolist()
-    _merge_placed(st.placed, rows, n)
+    merge_placed(st.placed, rows, n)
     if run.record and rows.size:
         run.flush()
         run.chunks.append((rows[:, 1].copy(), rows[:, 2].copy()))
@@ -256,7 +256,7 @@ def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[...
     st.extra["mesos_counts"] = cnt.tolist()
 
 
-def _nested(share: MesosShare, run: _Run, agents: np.ndarray) -> None:
+def _nested(share: MesosShare, run: Run, agents: np.ndarray) -> None:
     st = run.state
     data = st.data
     tree: Tree = share.tree(st.instance)
@@ -280,7 +280,7 @@ def _nested(share: MesosShare, run: _Run, agents: np.ndarray) -> None:
         active = [i for i in active if room(i) > 0]
 
 
-def offer_round(share: MesosShare, run: _Run, seed: int) -> None:
+def offer_round(share: MesosShare, run: Run, seed: int) -> None:
     """One pass over the agents in the seeded random order."""
     st = run.state
     # one generator per engine state: every allocation step (Engine.allocate) visits the agents in a
