@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
 
-    from ..discrete import compare
+    from ..discrete_comparison import compare
 
     inst = load_instance(args.file)
     cmp = compare(inst, args.policy, tie_break=args.tie_break, on_full=args.on_full,
@@ -94,6 +94,17 @@ def comparison_tables(cmp: Any) -> tuple[list[Table], list[str]]:
             ["machines", "count", *inst.users],
             [[label, count, *[slot.get(u, 0) for u in inst.users]] for label, count, slot in group_machines(disc)],
         ))
+    return tables, comparison_notes(cmp)
+
+
+def comparison_notes(cmp: Any) -> list[str]:
+    """The notes under the tables of ``fairalloc discrete``: settings,
+    picks, failures, the Theorem 7 caveat, stranded machines and the
+    witnesses of the properties that fail."""
+    inst = cmp.instance
+    disc = cmp.discrete
+    f = disc.fill
+    t7 = cmp.theorem7
     notes = [f"tie-break {f.tie_break}, on full: {f.on_full}, placement {f.placement}, "
              f"{f.decisions} heap decisions"]
     if f.runs is not None:
@@ -114,7 +125,7 @@ def comparison_tables(cmp: Any) -> tuple[list[Table], list[str]]:
                 notes.append(f"{name} fails ({side}): {o.witness}")
     if cmp.continuous.message:
         notes.append(f"continuous: {cmp.continuous.message}")
-    return tables, notes
+    return notes
 
 
 def group_machines(disc: Any) -> list[tuple[str, int, dict[str, int]]]:
