@@ -179,9 +179,7 @@ class Run:
         st = self.state
         if self._compiled_first_fit(S):
             return
-        heap = [(st.tasks[i] * S[i], self.rank[i], i) for i in self._starters()]
-        heapq.heapify(heap)
-        jump = LevelJump.make(self, S, rates) if len(st.free) == 1 and self.place.plain_on_one_machine else None
+        heap, jump = self._batched_start(S, rates)
         every = 64
         since = every + len(heap)  # jump at once
         tasks, caps, place = st.tasks, st.data.caps, self.place.place
@@ -227,6 +225,15 @@ class Run:
             if cap is None or x + got < cap:
                 push(heap, ((x + got) * s, r, i))
         self.pick_users, self.pick_counts = users, counts
+
+    def _batched_start(self, S: list[int], rates: list[Fraction]) -> tuple[list[tuple[int, int, int]],
+                                                                          LevelJump | None]:
+        """The heap of :meth:`batched` and, on a pool, its level jumper."""
+        st = self.state
+        heap = [(st.tasks[i] * S[i], self.rank[i], i) for i in self._starters()]
+        heapq.heapify(heap)
+        jump = LevelJump.make(self, S, rates) if len(st.free) == 1 and self.place.plain_on_one_machine else None
+        return heap, jump
 
     def _compiled_first_fit(self, S: list[int]) -> bool:
         """On machines with first fit and numba installed, run

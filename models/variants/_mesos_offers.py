@@ -115,6 +115,11 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
     that accepted are taken out of the walked blocks and re-inserted after
     the agent with their new keys (a binary search over the blocks, a
     shift inside one block, a split when it is full).
+
+    It is one function on purpose: it is compiled by numba
+    (:mod:`models.compiled`), where every call out of the loop over agents
+    costs a compiled call per offer, and the block list (five arrays
+    updated together) has no cheap representation to pass between helpers.
     """
     n = D.shape[0]
     m = D.shape[1]
