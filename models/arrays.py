@@ -35,12 +35,17 @@ def array_resources(resources: Sequence[str] | None, m: int) -> tuple[str, ...]:
     """Resource names: ``r0, r1, ...`` when not given, else ``m`` unique names."""
     if resources is None:
         return tuple(f"r{j}" for j in range(m))
-    res = tuple(str(r) for r in resources)
-    if len(res) != m:
-        raise InstanceError(f"resources: {len(res)} names for {m} capacities")
-    if len(set(res)) != m:
-        raise InstanceError("resources: names are not unique")
-    return res
+    return _unique_names("resources", resources, m, "capacities")
+
+
+def _unique_names(path: str, given: Sequence[str], count: int, of: str) -> tuple[str, ...]:
+    """``count`` unique names (as strings), one per entry ``of``."""
+    names = tuple(str(v) for v in given)
+    if len(names) != count:
+        raise InstanceError(f"{path}: {len(names)} names for {count} {of}")
+    if len(set(names)) != count:
+        raise InstanceError(f"{path}: names are not unique")
+    return names
 
 
 def check_demands(dem: np.ndarray, res: tuple[str, ...]) -> None:
@@ -89,14 +94,7 @@ def array_caps(max_tasks: Sequence[Any] | np.ndarray | None, n: int) -> np.ndarr
 
 def array_users(users: Sequence[str] | None, n: int) -> tuple[str, ...] | None:
     """User names (``None``: generated on demand), ``n`` unique ones."""
-    if users is None:
-        return None
-    names = tuple(str(u) for u in users)
-    if len(names) != n:
-        raise InstanceError(f"users: {len(names)} names for {n} users")
-    if len(set(names)) != n:
-        raise InstanceError("users: names are not unique")
-    return names
+    return None if users is None else _unique_names("users", users, n, "users")
 
 
 __all__ = ["array_caps", "array_demands", "array_resources", "array_users", "array_weights", "check_demands"]

@@ -331,3 +331,22 @@ def test_registries_name_the_closest_entry_on_a_typo() -> None:
         fill(inst, "drf", tie_break="largest")
     assert TIE_BREAKS.get("index").help == "input order (first user in the file first)"
     assert set(PLACEMENTS) == {"first-fit", "best-fit", "machine-by-machine"}
+
+
+def test_production_variants_use_only_the_engines_public_names() -> None:
+    # the variants' own decision loops are given a models.discrete.Run (the
+    # engine's public type), not a private class of the engine
+    import ast
+    from pathlib import Path
+
+    import models.variants
+
+    imported = set()
+    for path in Path(models.variants.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("discrete"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, (path.name, private)
+                assert all(hasattr(discrete, a.name) for a in node.names), path.name
+                imported.update(a.name for a in node.names)
+    assert "Run" in imported
