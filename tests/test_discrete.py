@@ -96,7 +96,8 @@ def test_property_rows_are_the_property_checks_on_the_run_shown() -> None:
     # one implementation of discrete sharing incentive and envy-freeness: the
     # properties' discrete mode, given the run's own settings (DiscreteRun);
     # the former copies in analyzer/discrete.py gave the same verdicts on
-    # 1,000 random clusters (drf/asset, every placement, tie-break, on-full),
+    # 1,300 random clusters (drf, asset and the four production variants;
+    # every placement, tie-break and on-full),
     # their "up to one task" rows are gone and the witnesses are the checks'
     inst = Instance.from_dict({"resources": {"cpu": 10},
                                "users": {"A": {"demand": {"cpu": 3}}, "B": {"demand": {"cpu": 3}}}})
