@@ -26,8 +26,11 @@ from models import Policy, get_policy
 from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
+from .formats import Document, render, render_tables
+from .formats.latex import latex_escape as _latex_escape
+from .formats.latex import latex_table
 from .properties.base import CONTINUOUS, Property, available_properties
-from .render import Table, _latex_escape, latex_table, render_tables, to_json
+from .render import Table, to_json
 from .search.classes import InstanceClass
 from .search.engine import RECORD_COLUMNS, Cell, SearchResult, cell_key, make_cell, run_cell
 from .search.pool import resolve_workers, warm_up, worker_pool
@@ -230,10 +233,17 @@ class PropertyTable:
         """:meth:`to_dict` as JSON text."""
         return to_json(self.to_dict())
 
+    def document(self) -> Document:
+        """The table for :func:`analyzer.formats.render`: the grid with
+        evidence, the notes, :meth:`to_dict`, and this class's own text,
+        md, latex and csv layouts."""
+        return Document([self._grid(True)], self.notes(), self.to_dict,
+                        own={"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv})
+
     def render(self, fmt: str) -> str:
-        """Render in one of ``text``, ``md``, ``latex``, ``csv``, ``json``."""
-        return {"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv,
-                "json": self.to_json}[fmt]()
+        """Render in a registered output format (``text``, ``md``, ``latex``,
+        ``csv``, ``json``, or one added to :data:`analyzer.formats.OUTPUT_FORMATS`)."""
+        return render(self.document(), fmt)
 
     def __str__(self) -> str:
         return self.to_text()
