@@ -233,17 +233,11 @@ class PropertyTable:
         """:meth:`to_dict` as JSON text."""
         return to_json(self.to_dict())
 
-    def document(self) -> Document:
-        """The table for :func:`analyzer.formats.render`: the grid with
-        evidence, the notes, :meth:`to_dict`, and this class's own text,
-        md, latex and csv layouts."""
-        return Document([self._grid(True)], self.notes(), self.to_dict,
-                        own={"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv})
-
     def render(self, fmt: str) -> str:
-        """Render in a registered output format (``text``, ``md``, ``latex``,
-        ``csv``, ``json``, or one added to :data:`analyzer.formats.OUTPUT_FORMATS`)."""
-        return render(self.document(), fmt)
+        """Render in a registered output format (:mod:`analyzer.formats`): this class's own text, md, latex
+        and csv layouts, :meth:`to_dict` in json, the grid with evidence in any other."""
+        own = {"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv}
+        return render(Document([self._grid(True)], self.notes(), self.to_dict, own), fmt)
 
     def __str__(self) -> str:
         return self.to_text()

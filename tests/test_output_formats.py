@@ -15,7 +15,8 @@ from analyzer.formats import OUTPUT_FORMATS, Document, OutputFormat, format_name
 from analyzer.render import Table
 from models.registry import UnknownNameError
 
-PAPER = str(Path(__file__).resolve().parents[1] / "examples" / "paper_two_users.toml")
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = str(ROOT / "examples" / "paper_two_users.toml")
 
 
 class Tsv(OutputFormat):
@@ -60,6 +61,12 @@ def test_a_registered_format_reaches_solve_through_the_cli(tsv: None, capsys: py
 @pytest.mark.parametrize("argv", [
     ("policies",), ("properties",),
     ("check", PAPER, "--policy", "drf", "--property", "sharing-incentive"),
+    ("table", "--policy", "drf", "--property", "sharing-incentive", "--budget", "5", "--workers", "1", "--quiet"),
+    ("search", "--policy", "drf", "--property", "sharing-incentive", "--budget", "5", "--workers", "1", "--quiet"),
+    ("discrete", PAPER, "--policy", "drf"),
+    ("variants", PAPER, "--policy", "mesos"),
+    ("prove", "drf", "sharing-incentive", "--workers", "1"),
+    ("simulate", str(ROOT / "examples" / "sim_section_7_2.toml"), "--until", "120", "--quiet"),
 ])
 def test_every_command_offers_a_registered_format(tsv: None, capsys: pytest.CaptureFixture[str],
                                                   argv: tuple[str, ...]) -> None:
