@@ -26,8 +26,11 @@ from models import Policy, get_policy
 from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
+from .formats import Document, render, render_tables
+from .formats.latex import latex_escape as _latex_escape
+from .formats.latex import latex_table
 from .properties.base import CONTINUOUS, Property, available_properties
-from .render import Table, _latex_escape, latex_table, render_tables, to_json
+from .render import Table, to_json
 from .searching.classes import InstanceClass
 from .searching.engine import run_cell
 from .searching.instance_stream import Cell, cell_key, make_cell
@@ -233,9 +236,10 @@ class PropertyTable:
         return to_json(self.to_dict())
 
     def render(self, fmt: str) -> str:
-        """Render in one of ``text``, ``md``, ``latex``, ``csv``, ``json``."""
-        return {"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv,
-                "json": self.to_json}[fmt]()
+        """Render in a registered output format (:mod:`analyzer.formats`): this class's own text, md, latex
+        and csv layouts, :meth:`to_dict` in json, the grid with evidence in any other."""
+        own = {"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv}
+        return render(Document([self._grid(True)], self.notes(), self.to_dict, own), fmt)
 
     def __str__(self) -> str:
         return self.to_text()

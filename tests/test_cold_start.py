@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.render import Table, render_tables
+from analyzer.formats import render_tables
+from analyzer.render import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "examples" / "paper_two_users.toml"

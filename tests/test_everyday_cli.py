@@ -14,7 +14,8 @@ import pytest
 from test_cli import PAPER, ROOT, run
 
 from analyzer import Instance, InstanceError, solve
-from analyzer.render import MAX_EXACT_CHARS, Table, fmt_number, render_tables
+from analyzer.formats import render_tables
+from analyzer.render import MAX_EXACT_CHARS, Table, fmt_number
 
 
 def test_version_comes_from_the_package_metadata(capsys) -> None:

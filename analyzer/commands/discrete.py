@@ -8,7 +8,8 @@ import argparse
 from typing import Any
 
 from ..cli import add_file_argument, add_format_option, load_instance, write_out
-from ..render import Table, render_tables, to_json
+from ..formats import Document, render
+from ..render import Table
 
 #: Picks are listed in full up to this many runs; longer orders are summarised.
 MAX_PICK_RUNS_SHOWN = 40
@@ -42,11 +43,8 @@ def run(args: argparse.Namespace) -> int:
     inst = load_instance(args.file)
     cmp = compare(inst, args.policy, tie_break=args.tie_break, on_full=args.on_full,
                   placement=args.placement, seed=args.seed)
-    if args.format == "json":
-        write_out(to_json(cmp.to_dict()))
-        return 0
     tables, notes = comparison_tables(cmp)
-    write_out(render_tables(tables, args.format, notes))
+    write_out(render(Document(tables, notes, cmp.to_dict), args.format))
     return 0
 
 
