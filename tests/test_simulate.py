@@ -307,18 +307,6 @@ def test_batching_matches_one_task_per_decision(seed: int) -> None:
     assert a.stats["decisions"] <= b.stats["decisions"]
 
 
-@pytest.mark.parametrize("policy", ["drf", "asset"])
-def test_level_jumps_match_one_task_per_decision(policy: str) -> None:
-    rng = np.random.default_rng(7)
-    jobs = [{"user": f"u{k % 5}", "arrival": int(rng.integers(0, 50)), "tasks": int(rng.integers(100, 600)),
-             "demand": {"cpu": int(rng.integers(1, 4)), "mem": int(rng.integers(1, 6))},
-             "duration": [int(v) for v in rng.integers(5, 30, size=3)]} for k in range(12)]
-    w = wl(jobs, [{"count": 1, "cpu": 200, "mem": 300}])
-    a, b = simulate(w, policy), simulate(w, policy, batch=False)
-    assert [(j.job, j.start, j.finish) for j in a.jobs] == [(j.job, j.start, j.finish) for j in b.jobs]
-    assert a.stats["jumps"] > 0 and b.stats["jumps"] == 0 and a.stats["decisions"] < b.stats["decisions"]
-
-
 def test_trace_lookahead_counts_late_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from analyzer.simulation import traces
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from models import PolicyError
 
-from .engine import DEFAULT_PENALTY, TIE_BREAKS, Engine
+from .engine import DEFAULT_PENALTY, TIE_BREAKS, Engine, penalties
+from .fast import FastEngine, kernel_keys
 from .keys import share_model
 from .result import JobRecord, SimulationResult
 from .traces import TRACE_FORMATS, load_trace
@@ -50,8 +51,8 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         (default True), ``slot_tasks`` (``one`` or ``fit``), ``aware``
         (``policy`` or ``all``), ``progress`` (a callable receiving the
         number of tasks launched since the last call), ``batch`` (default
-        True; False launches one task per decision and never jumps: the
-        per-instance baseline, same allocations up to machine placement).
+        True; False runs the reference engine launching one task per decision:
+        the per-instance baseline, the same decisions).
 
     Returns
     -------
@@ -77,15 +78,25 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         raise PolicyError(f"until: must be a number >= 0, got {until!r}")
     model = share_model(policy, w, slot_tasks=opts.pop("slot_tasks", "one"), aware=opts.pop("aware", "policy"))
     progress: Callable[[int], None] | None = opts.pop("progress", None)
+    if isinstance(policy, str):
+        model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
+    if until is None and w.repeats:
+        raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
+    keys = kernel_keys(model) if opts.get("batch", True) else None
+    if keys is not None:
+        tie_break = opts.pop("tie_break", "index")
+        if tie_break not in TIE_BREAKS:
+            raise PolicyError(f"tie_break: must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
+        penalty, over = penalties(w, model, opts.pop("overcommit_penalty", None))
+        return FastEngine(w, model, keys, until=None if until is None else float(until), seed=seed, penalty=penalty,
+                          over=over, random_ties=tie_break == "random",
+                          check_properties=bool(opts.pop("check_properties", False)),
+                          record_users=bool(opts.pop("record_users", True)), progress=progress).run()
     engine = Engine(w, model, until=None if until is None else float(until), seed=seed,
                     overcommit_penalty=opts.pop("overcommit_penalty", None), tie_break=opts.pop("tie_break", "index"),
                     check_properties=bool(opts.pop("check_properties", False)),
                     record_users=bool(opts.pop("record_users", True)), progress=progress,
                     batch=bool(opts.pop("batch", True)))
-    if isinstance(policy, str):
-        model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
-    if until is None and w.repeats:
-        raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
     return engine.run()
 
 
