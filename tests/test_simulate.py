@@ -80,7 +80,8 @@ def test_tie_break_random_is_seeded() -> None:
 def test_steady_state_equals_progressive_filling(policy: str) -> None:
     machines = [{"count": 3, "cpu": 4, "mem": 6}, {"count": 2, "cpu": 8, "mem": 3}]
     demands = {"u0": (1, 2), "u1": (2, 1), "u2": (1, 1), "u3": (3, 1)}
-    jobs = [{"user": u, "tasks": 1000, "demand": {"cpu": c, "mem": m}, "duration": 100} for u, (c, m) in demands.items()]
+    jobs = [{"user": u, "tasks": 1000, "demand": {"cpu": c, "mem": m}, "duration": 100}
+            for u, (c, m) in demands.items()]
     r = simulate(wl(jobs, machines), policy, aware="all")
     inst = {"resources": {"cpu": 28, "mem": 24}, "machines": machines,
             "users": {u: {"demand": {"cpu": c, "mem": m}} for u, (c, m) in demands.items()}}
@@ -169,7 +170,8 @@ def test_interrupt_keeps_what_was_simulated() -> None:
     (wl([{"user": "a", "tasks": 1, "demand": {"gpu": 1}, "duration": 1}]), "jobs[0].demand.gpu"),
     (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": []}]), "jobs[0].duration"),
     (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": 1, "colour": 1}]), "jobs[0].colour"),
-    (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": 1}], [{"count": 0, "cpu": 1}]), "machines[0].count"),
+    (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": 1}], [{"count": 0, "cpu": 1}]),
+     "machines[0].count"),
 ])
 def test_bad_workload(data: dict, field: str) -> None:
     with pytest.raises(InstanceError, match=field.replace("[", r"\[").replace("]", r"\]")):

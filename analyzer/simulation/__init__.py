@@ -23,7 +23,8 @@ from .result import JobRecord, SimulationResult
 from .traces import TRACE_FORMATS, load_trace
 from .workload import JobSpec, Workload, as_workload
 
-_OPTIONS = {"batch", "overcommit_penalty", "tie_break", "check_properties", "record_users", "slot_tasks", "aware", "progress"}
+_OPTIONS = {"batch", "overcommit_penalty", "tie_break", "check_properties", "record_users", "slot_tasks", "aware",
+            "progress"}
 
 
 def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = "drf", *, until: float | None = None,

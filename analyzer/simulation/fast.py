@@ -40,6 +40,7 @@ import numpy as np
 from models.compiled import _twin, numba_available
 
 from . import kernel as kn
+from . import kstore as ks
 from .keys import ShareModel
 from .result import JobRecord, SimulationResult
 from .workload import JobSpec, Workload
@@ -67,7 +68,9 @@ def compiled(kernel: Callable[..., Any], helpers: tuple[Callable[..., Any], ...]
     if out is None:
         import numba
 
-        env = dict(kernel.__globals__)
+        env: dict[str, Any] = {}
+        for h in (*helpers, kernel):  # the globals of every module involved
+            env.update(h.__globals__)
         for h in helpers:
             env[h.__name__] = numba.njit(cache=True, _nrt=False)(_twin(h, env))
         out = _COMPILED[kernel] = numba.njit(cache=True, _nrt=False)(_twin(kernel, env))
@@ -111,8 +114,8 @@ class State:
     """The kernel's arrays (see :mod:`.kernel` for the layout)."""
 
     #: per-user arrays and their fill values
-    USER: ClassVar[dict[str, Any]] = {"U": 0, "uw": 1.0, "ur": 0.0, "uh": -1, "ut": -1, "ublk": 0, "bl": -1, "blpos": -1, "hk": 0.0,
-            "hr": 0.0, "hu": -1, "hpos": -1}
+    USER: ClassVar[dict[str, Any]] = {"U": 0, "uw": 1.0, "ur": 0.0, "uh": -1, "ut": -1, "ublk": 0, "bl": -1,
+                                      "blpos": -1, "hk": 0.0, "hr": 0.0, "hu": -1, "hpos": -1}
     SPEC: ClassVar[dict[str, Any]] = {"sd": 0, "si": -1, "sf": np.nan, "sreal": 0.0, "rd": -1}
 
     def __init__(self, model: ShareModel, m: int, form: int, den: np.ndarray, penalty: np.ndarray,
@@ -128,8 +131,8 @@ class State:
         for p in range(S - 1, 0, -1):
             self.tree[p] = np.maximum(self.tree[2 * p], self.tree[2 * p + 1])
         self.over, self.pen, self.den = over.astype(np.int64), penalty.astype(float), den.astype(float)
-        self.c = np.zeros(kn.N_COUNTERS, dtype=np.int64)
-        self.c[[kn.FORM, kn.RECORD, kn.K_N, kn.S_N, kn.LMAX]] = form, int(record), K, S, 1
+        self.c = np.zeros(ks.N_COUNTERS, dtype=np.int64)
+        self.c[[ks.FORM, ks.RECORD, ks.K_N, ks.S_N, ks.LMAX]] = form, int(record), K, S, 1
         self.ft = np.zeros(1)
         self.U = np.zeros((16, C), dtype=np.int64)
         for name, fill in self.USER.items():
@@ -137,13 +140,13 @@ class State:
                 setattr(self, name, np.full(16, fill, dtype=np.int64 if isinstance(fill, int) else float))
         self.ublk = self.ublk.astype(np.int8)
         self.sd = np.zeros((64, C), dtype=np.int64)
-        self.si = np.full((64, kn.N_SPEC_FIELDS), -1, dtype=np.int64)
+        self.si = np.full((64, ks.N_SPEC_FIELDS), -1, dtype=np.int64)
         self.sf = np.full((64, 3), np.nan)
         self.sreal = np.zeros((64, m))
         self.rd = np.full(64, -1, dtype=np.int64)
         self.durs = np.zeros(64)
         self.n_durs = 0
-        self.et, self.ei = np.zeros(0), np.zeros((0, kn.EVENT_COLUMNS), dtype=np.int64, order="F")
+        self.et, self.ei = np.zeros(0), np.zeros((0, ks.EVENT_COLUMNS), dtype=np.int64, order="F")
         self.room_events(4 * K + 64)
         self.lt, self.li = np.zeros(4096), np.zeros((4096, 3), dtype=np.int64)
         self.tt, self.tu = np.zeros(4096), np.zeros((4096, m), dtype=np.int64)
@@ -166,7 +169,7 @@ class State:
 
     def room_events(self, n: int) -> None:
         """At least ``n`` event rows; new slots go on the free stack (:mod:`.kernel`)."""
-        old, size = self.et.size, int(self.c[kn.EV_N])
+        old, size = self.et.size, int(self.c[ks.EV_N])
         if old >= n:
             return
         new = max(n, 2 * old)
@@ -177,10 +180,10 @@ class State:
     def grow(self) -> None:
         """Room for the kernel to go on (called when it returned ``GROW``)."""
         c = self.c
-        ev = int(c[kn.EV_N] + c[kn.K_N] * c[kn.LMAX] + 2)
+        ev = int(c[ks.EV_N] + c[ks.K_N] * c[ks.LMAX] + 2)
         self.room_events(2 * ev)
-        self.lt, self.li = _grown(self.lt, int(c[kn.LOG_N]) + 4096), _grown(self.li, int(c[kn.LOG_N]) + 4096)
-        self.tt, self.tu = _grown(self.tt, int(c[kn.T_N]) + 4096), _grown(self.tu, int(c[kn.T_N]) + 4096)
+        self.lt, self.li = _grown(self.lt, int(c[ks.LOG_N]) + 4096), _grown(self.li, int(c[ks.LOG_N]) + 4096)
+        self.tt, self.tu = _grown(self.tt, int(c[ks.T_N]) + 4096), _grown(self.tu, int(c[ks.T_N]) + 4096)
 
     def run_args(self) -> tuple[np.ndarray, ...]:
         return (self.free, self.cap, self.tree, self.place, self.over, self.pen, self.sd, self.si, self.sf,
@@ -224,7 +227,7 @@ class FastEngine:
             st.room_users(i + 1)
             st.uw[i] = float(self.w.weights.get(name, 1.0))
             st.ur[i] = float(self.rng.random()) if self.random_ties else float(i)
-            st.c[kn.NU] = i + 1
+            st.c[ks.NU] = i + 1
         return i
 
     def _durations(self, durs: tuple[float, ...]) -> int:
@@ -235,7 +238,7 @@ class FastEngine:
             st.room_durations(off + len(durs))
             st.durs[off: off + len(durs)] = durs
             st.n_durs += len(durs)
-            st.c[kn.LMAX] = max(int(st.c[kn.LMAX]), len(durs))
+            st.c[ks.LMAX] = max(int(st.c[ks.LMAX]), len(durs))
         return off
 
     def admit(self, spec: JobSpec, t: float, generation: int = 0) -> None:
@@ -243,7 +246,7 @@ class FastEngine:
         i = self._user(spec.user)
         s = len(self.specs)
         st.room_specs(s + 1)
-        st.c[kn.NS] = s + 1
+        st.c[ks.NS] = s + 1
         job = spec.job if not generation else f"{spec.job}@{generation}"
         rec = self.jobs.get(job)
         if rec is None:
@@ -252,16 +255,16 @@ class FastEngine:
         st.sd[s] = self.model.extend(spec.demand)
         st.sreal[s] = self.w.real(spec.demand)
         st.si[s] = (i, spec.tasks, 0, 0, 0, -1, -1, self._durations(spec.durations), len(spec.durations),
-                    kn.FLAG_REPEAT if spec.repeat else 0)
+                    ks.FLAG_REPEAT if spec.repeat else 0)
         st.sf[s] = np.nan
-        st.room_events(int(st.c[kn.EV_N]) + 2)
+        st.room_events(int(st.c[ks.EV_N]) + 2)
         cancel = math.nan if spec.until is None else max(spec.until, t)
         self.k_admit(t, s, cancel, *st.admit_args())
 
     def _readmit(self, t: float) -> None:
         st = self.st
-        done = st.rd[: st.c[kn.RD_N]].tolist()
-        st.c[kn.RD_N] = 0
+        done = st.rd[: st.c[ks.RD_N]].tolist()
+        st.c[ks.RD_N] = 0
         for s in done:
             spec, gen, _ = self.specs[s]
             self.admit(spec, t, gen + 1)
@@ -273,19 +276,19 @@ class FastEngine:
         until = math.inf if self.until is None else self.until
         each = self.check or self.progress is not None
         while True:
-            before = int(st.c[kn.LAUNCHED])
+            before = int(st.c[ks.LAUNCHED])
             code = self.k_run(st.ft, t_stop, until, stop_after_events, each, ROUNDS_PER_CALL, *st.run_args())
             if code == kn.GROW:
                 st.grow()
             elif code == kn.REPEATS:
                 self._readmit(float(st.ft[0]))
-                st.c[kn.PHASE] = kn.EVENTS
+                st.c[ks.PHASE] = kn.EVENTS_PHASE
             else:
                 if code == kn.ROUND_DONE:
                     if self.check:
                         self._check(float(st.ft[0]))
-                    if self.progress is not None and st.c[kn.LAUNCHED] != before:
-                        self.progress(int(st.c[kn.LAUNCHED]) - before)
+                    if self.progress is not None and st.c[ks.LAUNCHED] != before:
+                        self.progress(int(st.c[ks.LAUNCHED]) - before)
                     continue
                 return code
 
@@ -302,7 +305,7 @@ class FastEngine:
                 if nxt is None or (self.until is not None and nxt.arrival > self.until):
                     break
                 st.ft[0] = max(float(st.ft[0]), nxt.arrival)  # a late trace row arrives now
-                st.c[kn.PHASE] = kn.EVENTS
+                st.c[ks.PHASE] = kn.EVENTS_PHASE
                 self._call(math.inf, True)
                 t = float(st.ft[0])
                 while nxt is not None and nxt.arrival <= t:
@@ -338,9 +341,9 @@ class FastEngine:
             got[0] = min(got[0], start) if not math.isnan(start) else got[0]
             got[1] = max(got[1], last) if not math.isnan(last) else got[1]
             got[2] = min(got[2], done) if not math.isnan(done) else got[2]
-            rec.tasks += int(st.si[s, kn.S_DONE])
+            rec.tasks += int(st.si[s, ks.S_DONE])
             rec.open += int(math.isnan(done))
-            rec.truncated = rec.truncated or bool(st.si[s, kn.S_FLAGS] & kn.FLAG_TRUNC)
+            rec.truncated = rec.truncated or bool(st.si[s, ks.S_FLAGS] & ks.FLAG_TRUNC)
         for rec in self.jobs.values():
             first, last, done = times[id(rec)]
             rec.start = first if first < math.inf else None
@@ -349,18 +352,18 @@ class FastEngine:
 
     def _result(self, start: float, end: float, interrupted: bool, seconds: float) -> SimulationResult:
         st, m, c = self.st, len(self.w.resources), self.st.c
-        n_log, n_t, n_u = int(c[kn.LOG_N]), int(c[kn.T_N]), len(self.users)
+        n_log, n_t, n_u = int(c[ks.LOG_N]), int(c[ks.T_N]), len(self.users)
         li = st.li[:n_log]
         return SimulationResult(
             policy=self.model.label, workload=self.w.name, resources=self.w.resources,
             scale=np.asarray(self.w.scale, dtype=float), capacity=self.w.capacity[:m].astype(np.int64),
             start=start, end=end, times=st.tt[:n_t].copy(), used=st.tu[:n_t].copy(), users=tuple(self.users),
             weights=st.uw[:n_u].copy(),
-            log=(st.lt[:n_log].copy(), li[:, 0].copy(), li[:, 1].copy(), li[:, 2].copy()) if c[kn.RECORD] else None,
+            log=(st.lt[:n_log].copy(), li[:, 0].copy(), li[:, 1].copy(), li[:, 2].copy()) if c[ks.RECORD] else None,
             demands=st.sd[: len(self.specs), :m].copy(), job_records=self._records(),
             violations=tuple(self.violations), work=st.work.copy(),
-            stats={"decisions": int(c[kn.DECISIONS]), "events": int(c[kn.EVENTS]),
-                   "tasks_launched": int(c[kn.LAUNCHED]), "seconds": seconds, "interrupted": interrupted,
-                   "late_arrivals": self.w.late[0], "tasks_running": int(c[kn.LAUNCHED] - c[kn.FINISHED]),
+            stats={"decisions": int(c[ks.DECISIONS]), "events": int(c[ks.EVENTS]),
+                   "tasks_launched": int(c[ks.LAUNCHED]), "seconds": seconds, "interrupted": interrupted,
+                   "late_arrivals": self.w.late[0], "tasks_running": int(c[ks.LAUNCHED] - c[ks.FINISHED]),
                    "checked": self.check, "engine": "compiled" if self.compiled else "python"},
         )
