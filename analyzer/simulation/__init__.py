@@ -10,15 +10,16 @@ NSDI 2011, Section 7).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from models import PolicyError
 
-from .engine import DEFAULT_PENALTY, TIE_BREAKS, Engine, penalties
+from .engine import Engine
 from .fast import FastEngine, kernel_keys
 from .keys import share_model
+from .options import DEFAULT_PENALTY, TIE_BREAKS
 from .result import JobRecord, SimulationResult
 from .traces import TRACE_FORMATS, load_trace
 from .workload import JobSpec, Workload, as_workload
@@ -67,38 +68,35 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         For an unknown policy or option.
     """
     w = as_workload(workload)
-    opts = {**w.options, **options}
-    unknown = set(opts) - _OPTIONS - {"until"}
-    if unknown:
-        raise PolicyError(f"{min(unknown)}: unknown simulation option (known: {', '.join(sorted(_OPTIONS))})")
-    if until is None:
-        until = opts.pop("until", None)
-    else:
-        opts.pop("until", None)
-    if until is not None and (isinstance(until, bool) or not isinstance(until, int | float) or until < 0):
-        raise PolicyError(f"until: must be a number >= 0, got {until!r}")
+    until, opts = _options(w, options, until)
     model = share_model(policy, w, slot_tasks=opts.pop("slot_tasks", "one"), aware=opts.pop("aware", "policy"))
-    progress: Callable[[int], None] | None = opts.pop("progress", None)
     if isinstance(policy, str):
         model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
     if until is None and w.repeats:
         raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
-    keys = kernel_keys(model) if opts.get("batch", True) else None
-    if keys is not None:
-        tie_break = opts.pop("tie_break", "index")
-        if tie_break not in TIE_BREAKS:
-            raise PolicyError(f"tie_break: must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
-        penalty, over = penalties(w, model, opts.pop("overcommit_penalty", None))
-        return FastEngine(w, model, keys, until=None if until is None else float(until), seed=seed, penalty=penalty,
-                          over=over, random_ties=tie_break == "random",
-                          check_properties=bool(opts.pop("check_properties", False)),
-                          record_users=bool(opts.pop("record_users", True)), progress=progress).run()
-    engine = Engine(w, model, until=None if until is None else float(until), seed=seed,
-                    overcommit_penalty=opts.pop("overcommit_penalty", None), tie_break=opts.pop("tie_break", "index"),
-                    check_properties=bool(opts.pop("check_properties", False)),
-                    record_users=bool(opts.pop("record_users", True)), progress=progress,
-                    batch=bool(opts.pop("batch", True)))
+    common = {"until": until, "seed": seed, "overcommit_penalty": opts.pop("overcommit_penalty", None),
+              "tie_break": opts.pop("tie_break", "index"),
+              "check_properties": bool(opts.pop("check_properties", False)),
+              "record_users": bool(opts.pop("record_users", True)), "progress": opts.pop("progress", None)}
+    batch = bool(opts.pop("batch", True))
+    keys = kernel_keys(model) if batch else None
+    engine = FastEngine(w, model, keys, **common) if keys is not None else Engine(w, model, batch=batch, **common)
     return engine.run()
+
+
+def _options(w: Workload, options: dict[str, Any], until: float | None) -> tuple[float | None, dict[str, Any]]:
+    """The run's options (the workload's ``[simulation]`` defaults, then
+    the caller's) and the validated stop time."""
+    opts = {**w.options, **options}
+    unknown = set(opts) - _OPTIONS - {"until"}
+    if unknown:
+        raise PolicyError(f"{min(unknown)}: unknown simulation option (known: {', '.join(sorted(_OPTIONS))})")
+    given = opts.pop("until", None)
+    if until is None:
+        until = given
+    if until is not None and (isinstance(until, bool) or not isinstance(until, int | float) or until < 0):
+        raise PolicyError(f"until: must be a number >= 0, got {until!r}")
+    return None if until is None else float(until), opts
 
 
 __all__ = ["DEFAULT_PENALTY", "TIE_BREAKS", "TRACE_FORMATS", "JobRecord", "JobSpec", "SimulationResult", "Workload",

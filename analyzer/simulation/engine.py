@@ -25,12 +25,7 @@ placed first fit (lowest machine index first) with numpy cumulative
 counts of how many fit on each machine. Tasks of one batch that finish at
 the same time are one event.
 
-Over-commit: a machine can be given more than it has of a resource the
-scheduler does not check (slots, CPU-only fairness). Tasks launched on it
-then run slower, as if swapping: their duration is multiplied by
-``1 + sum_j penalty_j * max(0, used_j / capacity_j - 1)`` on that machine
-at launch (``overcommit_penalty``, default :data:`DEFAULT_PENALTY` per
-resource). Tasks already running keep their durations (a simplification).
+Over-commit and its slow-down, and the tie-breaks: :mod:`.options`.
 """
 
 from __future__ import annotations
@@ -39,23 +34,17 @@ import heapq
 import math
 import time
 from array import array
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from models import PolicyError
-
 from .keys import ShareModel
+from .options import finish_groups, penalties, random_ties, slowdown
+from .queues import QueuedSpec, QueuedUser
 from .result import JobRecord, SimulationResult
 from .workload import JobSpec, Workload
 
-#: Slow-down per unit of over-commit of a resource (see the module docstring).
-DEFAULT_PENALTY: float = 1.0
-#: Tie-breaks among equal keys: the user seen first, or a seeded random rank.
-TIE_BREAKS: tuple[str, ...] = ("index", "random")
 #: Largest task range evaluated at once by the batch search.
 _DENSE: int = 256
 #: Points per step of the k-ary batch search.
@@ -65,61 +54,16 @@ _COMPLETE, _CANCEL = 0, 1
 _HEAP_SLACK: int = 4
 
 
-def penalties(workload: Workload, model: ShareModel,
-              overcommit_penalty: dict[str, float] | None) -> tuple[np.ndarray, np.ndarray]:
-    """The slow-down per resource (validated) and the columns a machine can
-    be over-committed in (those the policy does not check when placing)."""
-    pen = dict(overcommit_penalty or {})
-    for r, v in pen.items():
-        if r not in workload.resources:
-            raise PolicyError(f"overcommit_penalty.{r}: unknown resource (known: {', '.join(workload.resources)})")
-        if isinstance(v, bool) or not isinstance(v, int | float) or not v >= 0:
-            raise PolicyError(f"overcommit_penalty.{r}: must be a number >= 0, got {v!r}")
-    penalty = np.array([float(pen.get(r, DEFAULT_PENALTY)) for r in workload.resources])
-    unchecked = np.setdiff1d(np.arange(len(workload.resources)), model.place_cols)
-    over = unchecked[model.machines[:, unchecked].sum(axis=0) > 0] if unchecked.size else unchecked
-    return penalty, over
-
-
-@dataclass(eq=False)
-class _Spec:
-    spec: JobSpec
-    user: int
-    demand: np.ndarray  # scaled, with the slot column
-    pending: int
-    index: int  # demand table row
-    running: int = 0
-    done: int = 0
-    started: int = 0  # tasks launched so far (cycles the durations)
-    truncated: bool = False
-    generation: int = 0
-    need: tuple[int, ...] = ()  # demand in the placement columns
-    record: Any = None  # the JobRecord of its job
-    real: Any = None  # demand in resource units (work accounting)
-
-
-@dataclass(eq=False)
-class _User:
-    name: str
-    weight: float
-    rank: float
-    queue: deque[_Spec] = field(default_factory=deque)
-    version: int = 0
-    blocked: bool = False
-
-
 class Engine:
     """One simulation run (see the module docstring)."""
 
     def __init__(self, workload: Workload, model: ShareModel, *, until: float | None, seed: int,
                  overcommit_penalty: dict[str, float] | None, tie_break: str, check_properties: bool,
                  record_users: bool, progress: Callable[[int], None] | None, batch: bool = True) -> None:
-        if tie_break not in TIE_BREAKS:
-            raise PolicyError(f"tie_break: must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
         self.w, self.model = workload, model
         self.until = until
         self.rng = np.random.default_rng(seed)
-        self.random_ties = tie_break == "random"
+        self.random_ties = random_ties(tie_break)
         m = len(workload.resources)
         self.penalty, self.over_cols = penalties(workload, model, overcommit_penalty)
         self.cap = model.machines
@@ -128,7 +72,7 @@ class Engine:
         self.free = self.free_cols.T  # a (K, columns) view of the same memory
         self.used = np.zeros(model.columns, dtype=np.int64)
         self.U = np.zeros((16, model.columns), dtype=np.int64)
-        self.users: list[_User] = []
+        self.users: list[QueuedUser] = []
         self.index: dict[str, int] = {}
         self.heap: list[tuple[float, float, int, int]] = []
         self.events: list[tuple[float, int, int, Any]] = []
@@ -154,7 +98,7 @@ class Engine:
             i = len(self.users)
             self.index[name] = i
             rank = float(self.rng.random()) if self.random_ties else float(i)
-            self.users.append(_User(name=name, weight=float(self.w.weights.get(name, 1.0)), rank=rank))
+            self.users.append(QueuedUser(name=name, weight=float(self.w.weights.get(name, 1.0)), rank=rank))
             if i >= self.U.shape[0]:
                 self.U = np.vstack([self.U, np.zeros_like(self.U)])
         return i
@@ -186,7 +130,8 @@ class Engine:
     def _admit(self, spec: JobSpec, t: float, generation: int = 0) -> None:
         i = self._user(spec.user)
         demand = self.model.extend(spec.demand)
-        s = _Spec(spec=spec, user=i, demand=demand, pending=spec.tasks, index=len(self.demands), generation=generation,
+        s = QueuedSpec(spec=spec, user=i, demand=demand, pending=spec.tasks, index=len(self.demands),
+                       generation=generation,
                   need=tuple(int(v) for v in demand[self.model.place_cols]))
         self.demands.append(spec.demand)
         job = spec.job if not generation else f"{spec.job}@{generation}"
@@ -207,7 +152,7 @@ class Engine:
         self.seq += 1
         heapq.heappush(self.events, (when, kind, self.seq, payload))
 
-    def _complete(self, t: float, payload: tuple[_Spec, np.ndarray, np.ndarray, int]) -> None:
+    def _complete(self, t: float, payload: tuple[QueuedSpec, np.ndarray, np.ndarray, int]) -> None:
         s, mach, counts, k = payload
         d = s.demand
         self.free[mach] += counts[:, None] * d
@@ -225,7 +170,7 @@ class Engine:
             self._spec_done(s, t)
         self._push(s.user)
 
-    def _cancel(self, t: float, s: _Spec) -> None:
+    def _cancel(self, t: float, s: QueuedSpec) -> None:
         if s.pending == 0:
             return
         s.pending, s.truncated = 0, True
@@ -238,7 +183,7 @@ class Engine:
             self.blocked.discard(s.user)
         self._push(s.user)
 
-    def _spec_done(self, s: _Spec, t: float) -> None:
+    def _spec_done(self, s: QueuedSpec, t: float) -> None:
         rec = s.record
         rec.open -= 1
         rec.truncated = rec.truncated or s.truncated
@@ -247,7 +192,7 @@ class Engine:
         if s.spec.repeat and not s.truncated:
             self._admit(s.spec, t, generation=s.generation + 1)
 
-    def _log(self, t: float, s: _Spec, k: int) -> None:
+    def _log(self, t: float, s: QueuedSpec, k: int) -> None:
         if self.record_users:
             self.log_t.append(t)
             self.log_u.append(s.user)
@@ -360,7 +305,7 @@ class Engine:
                 u.queue.popleft()
             self._push(i)
 
-    def _launch(self, t: float, s: _Spec, counts: np.ndarray, k: int) -> None:
+    def _launch(self, t: float, s: QueuedSpec, counts: np.ndarray, k: int) -> None:
         nz = np.flatnonzero(counts)
         cum = np.cumsum(counts[nz])
         last = int(np.searchsorted(cum, k))
@@ -378,39 +323,11 @@ class Engine:
         if rec.start is None:
             rec.start = t
         self._log(t, s, k)
-        for when, mk, ck, dur in self._finish_groups(t, s, mach, take, k):
+        factor = slowdown(self.cap, self.free, mach, self.over_cols, self.penalty)
+        for when, mk, ck, dur in finish_groups(t, s.spec.durations, s.started, mach, take, factor):
             self._event(when, _COMPLETE, (s, mk, ck, int(ck.sum())))
             self.work += dur * s.real
         s.started += k
-
-    def _finish_groups(self, t: float, s: _Spec, mach: np.ndarray, take: np.ndarray,
-                       k: int) -> list[tuple[float, np.ndarray, np.ndarray, float]]:
-        """``(finish time, machines, counts, task-seconds)`` per group of
-        tasks of the batch that finish together."""
-        durs = s.spec.durations
-        factor = self._slowdown(mach)
-        if len(durs) == 1 and (factor is None or np.all(factor == factor[0])):
-            f = 1.0 if factor is None else float(factor[0])
-            return [(t + durs[0] * f, mach, take, durs[0] * f * k)]
-        per_task = np.asarray(durs)[(s.started + np.arange(k)) % len(durs)]
-        where = np.repeat(np.arange(mach.size), take)
-        actual = per_task * (1.0 if factor is None else factor[where])
-        out = []
-        for value in np.unique(actual):
-            sel = actual == value
-            cnt = np.bincount(where[sel], minlength=mach.size)
-            nz = np.flatnonzero(cnt)
-            out.append((t + float(value), mach[nz], cnt[nz], float(value) * int(sel.sum())))
-        return out
-
-    def _slowdown(self, mach: np.ndarray) -> np.ndarray | None:
-        cols = self.over_cols
-        if not cols.size:
-            return None
-        cap = self.cap[mach][:, cols].astype(float)
-        used = cap - self.free[mach][:, cols]
-        over = np.maximum(0.0, used / np.where(cap > 0, cap, 1.0) - 1.0)
-        return 1.0 + over @ self.penalty[cols]
 
     # ------------------------------------------------------------ main loop
     def run(self) -> SimulationResult:
@@ -448,17 +365,14 @@ class Engine:
         return self._result(start, end, interrupted, time.perf_counter() - t0)
 
     def _check(self, t: float) -> None:
-        from .properties import check_round
+        from .properties import named_violations
 
-        n = len(self.users)
-        wanting = [i for i in range(n) if self.users[i].queue]
-        if len(wanting) < 1:
-            return
-        m = len(self.w.resources)
-        heads = np.array([self.users[i].queue[0].spec.demand for i in wanting], dtype=np.int64)
-        for v in check_round(self.U[wanting][:, :m], heads, self.w.capacity, n):
-            self.violations.append({"time": t, **v, "user": self.users[wanting[v["user"]]].name,
-                                    **({"other": self.users[wanting[v["other"]]].name} if "other" in v else {})})
+        wanting = [i for i, u in enumerate(self.users) if u.queue]
+        if wanting:
+            m = len(self.w.resources)
+            heads = np.array([self.users[i].queue[0].spec.demand for i in wanting], dtype=np.int64)
+            self.violations += named_violations(t, self.U[wanting][:, :m], heads, self.w.capacity, len(self.users),
+                                                [self.users[i].name for i in wanting])
 
     def _result(self, start: float, end: float, interrupted: bool, seconds: float) -> SimulationResult:
         m = len(self.w.resources)

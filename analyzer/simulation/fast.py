@@ -42,6 +42,7 @@ from models.compiled import _twin, numba_available
 from . import kernel as kn
 from . import kstore as ks
 from .keys import ShareModel
+from .options import penalties, random_ties
 from .result import JobRecord, SimulationResult
 from .workload import JobSpec, Workload
 
@@ -201,11 +202,12 @@ class FastEngine:
     options as :class:`.engine.Engine`."""
 
     def __init__(self, workload: Workload, model: ShareModel, keys: tuple[int, np.ndarray], *, until: float | None,
-                 seed: int, penalty: np.ndarray, over: np.ndarray, random_ties: bool, check_properties: bool,
+                 seed: int, overcommit_penalty: dict[str, float] | None, tie_break: str, check_properties: bool,
                  record_users: bool, progress: Callable[[int], None] | None) -> None:
         self.w, self.model, self.until = workload, model, until
         self.rng = np.random.default_rng(seed)
-        self.random_ties, self.check, self.progress = random_ties, check_properties, progress
+        self.random_ties, self.check, self.progress = random_ties(tie_break), check_properties, progress
+        penalty, over = penalties(workload, model, overcommit_penalty)
         self.st = State(model, len(workload.resources), keys[0], keys[1], penalty, over, record_users)
         self.users: list[str] = []
         self.index: dict[str, int] = {}
@@ -319,16 +321,13 @@ class FastEngine:
         return self._result(start, end, interrupted, time.perf_counter() - t0)
 
     def _check(self, t: float) -> None:
-        from .properties import check_round
+        from .properties import named_violations
 
         st, m, n = self.st, len(self.w.resources), len(self.users)
         wanting = np.flatnonzero(st.uh[:n] >= 0)
-        if not wanting.size:
-            return
-        heads = st.sd[st.uh[wanting], :m]
-        for v in check_round(st.U[wanting][:, :m], heads, self.w.capacity, n):
-            self.violations.append({"time": t, **v, "user": self.users[wanting[v["user"]]],
-                                    **({"other": self.users[wanting[v["other"]]]} if "other" in v else {})})
+        if wanting.size:
+            self.violations += named_violations(t, st.U[wanting][:, :m], st.sd[st.uh[wanting], :m], self.w.capacity,
+                                                n, [self.users[i] for i in wanting.tolist()])
 
     def _records(self) -> tuple[JobRecord, ...]:
         """Job records from the per-spec times (a job's finish is its last
