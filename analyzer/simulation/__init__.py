@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from models import PolicyError
+from models import PolicyError, get_policy
 
 from .engine import Engine
 from .fast import FastEngine, kernel_keys
 from .keys import share_model
 from .options import DEFAULT_PENALTY, TIE_BREAKS
+from .production import VariantEngine, is_variant, variant_model
 from .result import JobRecord, SimulationResult
 from .traces import TRACE_FORMATS, load_trace
 from .workload import JobSpec, Workload, as_workload
@@ -38,8 +39,9 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         A TOML/JSON workload (see :mod:`analyzer.simulation.workload`) or a
         loaded trace (:func:`load_trace`).
     policy : str or Policy
-        A filling policy (``drf``, ``asset``, ``single-resource:resource=cpu``)
-        or ``slots[:slots=S]``.
+        A filling policy (``drf``, ``asset``, ``single-resource:resource=cpu``),
+        ``slots[:slots=S]``, or a production variant (``yarn``, ``mesos``,
+        ``volcano``, ``kueue``: :mod:`.production`).
     until : float, optional
         Stop at this time (default: the workload's ``[simulation] until``,
         else when nothing is left to run; required when a job repeats).
@@ -69,7 +71,10 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
     """
     w = as_workload(workload)
     until, opts = _options(w, options, until)
-    model = share_model(policy, w, slot_tasks=opts.pop("slot_tasks", "one"), aware=opts.pop("aware", "policy"))
+    pol = get_policy(policy)
+    variant = is_variant(pol)
+    model = variant_model(pol, w) if variant else share_model(pol, w, slot_tasks=opts.pop("slot_tasks", "one"),
+                                                                aware=opts.pop("aware", "policy"))
     if isinstance(policy, str):
         model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
     if until is None and w.repeats:
@@ -79,8 +84,13 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
               "check_properties": bool(opts.pop("check_properties", False)),
               "record_users": bool(opts.pop("record_users", True)), "progress": opts.pop("progress", None)}
     batch = bool(opts.pop("batch", True))
-    keys = kernel_keys(model) if batch else None
-    engine = FastEngine(w, model, keys, **common) if keys is not None else Engine(w, model, batch=batch, **common)
+    keys = kernel_keys(model) if batch and not variant else None
+    if variant:
+        engine: Engine | FastEngine = VariantEngine(w, model, **common)
+    elif keys is not None:
+        engine = FastEngine(w, model, keys, **common)
+    else:
+        engine = Engine(w, model, batch=batch, **common)
     return engine.run()
 
 

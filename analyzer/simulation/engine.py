@@ -131,8 +131,7 @@ class Engine:
         i = self._user(spec.user)
         demand = self.model.extend(spec.demand)
         s = QueuedSpec(spec=spec, user=i, demand=demand, pending=spec.tasks, index=len(self.demands),
-                       generation=generation,
-                  need=tuple(int(v) for v in demand[self.model.place_cols]))
+                       generation=generation, need=tuple(int(v) for v in demand[self.model.place_cols]))
         self.demands.append(spec.demand)
         job = spec.job if not generation else f"{spec.job}@{generation}"
         rec = self.jobs.get(job)
