@@ -31,11 +31,13 @@ def outcome(r) -> tuple:
 
 
 @pytest.mark.parametrize("seed", range(8))
-@pytest.mark.parametrize("policy", ["drf", "asset"])
+@pytest.mark.parametrize("policy", ["drf", "asset", "slots:slots=3", "single-resource:resource=cpu"])
 def test_kernel_equals_one_task_per_decision(seed: int, policy: str) -> None:
     # batched launches, first fit through the machine tree and per-machine events change no decision
+    # (over-committed machines included: each task gets the slow-down just after it, as one at a time)
     w = random_workload(seed)
-    fast, ref = simulate(w, policy, until=80), simulate(w, policy, until=80, batch=False)
+    opts = {"until": 80, "overcommit_penalty": {"mem": 2.5}}
+    fast, ref = simulate(w, policy, **opts), simulate(w, policy, batch=False, **opts)
     assert fast.stats["engine"] in ("compiled", "python") and "engine" not in ref.stats
     assert outcome(fast) == outcome(ref)
     np.testing.assert_allclose(fast.work, ref.work)

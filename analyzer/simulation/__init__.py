@@ -56,7 +56,8 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         (``policy`` or ``all``), ``progress`` (a callable receiving the
         number of tasks launched since the last call), ``batch`` (default
         True; False runs the reference engine launching one task per decision:
-        the per-instance baseline, the same decisions).
+        the per-instance baseline; the kernel engine makes the same
+        decisions).
 
     Returns
     -------

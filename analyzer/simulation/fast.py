@@ -17,7 +17,9 @@ them:
   placing them together does;
 * the lowest machine where a task fits is found in a max-tree over the
   machines' free space (:func:`.kernel.first_fit`);
-* tasks of a batch on one machine that end at the same time are one event.
+* tasks of a batch on one machine that end at the same time are one event
+  (on a machine that can be over-committed the tasks go on one at a time,
+  each slowed down by the over-commit just after it, as in the reference).
 
 The event loop (:mod:`.kernel`) runs compiled with numba when it is
 installed and as plain Python otherwise: the same code, the same results.

@@ -80,6 +80,31 @@ def _place_events(t: float, s: int, k: int, take: int, first: int, factor: float
             work[j] += dur * n * sreal[s, j]
 
 
+def _overcommitted(t: float, s: int, k: int, take: int, first: int, d: np.ndarray, free: np.ndarray,
+                   cap: np.ndarray, over: np.ndarray, pen: np.ndarray, si: np.ndarray, sreal: np.ndarray,
+                   durs: np.ndarray, work: np.ndarray, et: np.ndarray, ei: np.ndarray, c: np.ndarray) -> None:
+    """Put ``take`` tasks of spec ``s`` (demand ``d``) on machine ``k`` one
+    at a time, each slowed down by the machine's over-commit just after it
+    (as the one-task-per-decision loop does); a run of equal slow-downs
+    shares its events (at most one per task: the caller bounds ``take``)."""
+    q = 0
+    while q < take:
+        for j in range(d.size):
+            free[k, j] -= d[j]
+        f = _slowdown(free, cap, over, pen, k)
+        n = 1
+        while q + n < take:
+            for j in range(d.size):
+                free[k, j] -= d[j]
+            if _slowdown(free, cap, over, pen, k) != f:
+                for j in range(d.size):
+                    free[k, j] += d[j]
+                break
+            n += 1
+        _place_events(t, s, k, n, first + q, f, si, sreal, durs, work, et, ei, c)
+        q += n
+
+
 def launch(t: float, i: int, s: int, want: int, need: np.ndarray, free: np.ndarray, cap: np.ndarray,
            tree: np.ndarray, place: np.ndarray, over: np.ndarray, pen: np.ndarray, sd: np.ndarray, si: np.ndarray,
            sf: np.ndarray, sreal: np.ndarray, durs: np.ndarray, U: np.ndarray, used: np.ndarray, work: np.ndarray,
@@ -100,11 +125,14 @@ def launch(t: float, i: int, s: int, want: int, need: np.ndarray, free: np.ndarr
             if need[j] > 0:
                 q = free[k, place[j]] // need[j]
                 take = min(take, q)
-        for j in range(d.size):
-            free[k, j] -= take * d[j]
+        if over.size:
+            _overcommitted(t, s, k, take, si[s, ks.S_STARTED] + placed, d, free, cap, over, pen, si, sreal, durs,
+                           work, et, ei, c)
+        else:
+            for j in range(d.size):
+                free[k, j] -= take * d[j]
+            _place_events(t, s, k, take, si[s, ks.S_STARTED] + placed, 1.0, si, sreal, durs, work, et, ei, c)
         tree_fix(tree, free, place, S, k)
-        factor = _slowdown(free, cap, over, pen, k) if over.size else 1.0
-        _place_events(t, s, k, take, si[s, ks.S_STARTED] + placed, factor, si, sreal, durs, work, et, ei, c)
         placed += take
         if placed < want:
             k = first_fit(tree, S, K, need, k + 1)
@@ -276,6 +304,8 @@ def round_(t: float, free: np.ndarray, cap: np.ndarray, tree: np.ndarray, place:
         want = placed = 0
         if not _failed(fn, need, c):
             want = pend if c[ks.HP_N] == 0 else tasks_won(U, i, sd[s], pend, den, c[ks.FORM], uw[i], rank, hk[0], hr[0])
+            if over.size:  # an event per task at most (:func:`_overcommitted`); the rest is won again next
+                want = min(want, et.size - c[ks.EV_N] - 2)
             placed = launch(t, i, s, want, need, free, cap, tree, place, over, pen, sd, si, sf, sreal, durs, U, used,
                             work, et, ei, lt, li, c)
         if si[s, ks.S_PEND] == 0:
@@ -360,5 +390,5 @@ def admit(t: float, s: int, cancel_at: float, si: np.ndarray, U: np.ndarray, den
 
 
 #: Callees first, for :func:`.fast.compiled`.
-HELPERS = (*STORE_HELPERS, _wins, tasks_won, _slowdown, log, _place_events, launch, _spec_done, events_at, unblock,
-           _failed, _remember_failure, round_)
+HELPERS = (*STORE_HELPERS, _wins, tasks_won, _slowdown, log, _place_events, _overcommitted, launch, _spec_done,
+           events_at, unblock, _failed, _remember_failure, round_)
