@@ -254,7 +254,7 @@ def _line_search(dual: _Dual, run: np.ndarray, state: tuple[np.ndarray, ...], d:
     and their new ``(pi, value, q, x, unc, grad)``."""
     pi, value, q, x, unc, grad, res = state
     K = len(run)
-    new = [a.copy() for a in (pi, value, q, x, unc, grad)]
+    new = [pi.copy(), value.copy(), q, x, unc, grad]  # rows replaced below are copied first
     alpha = np.ones(K)
     searching = np.ones(K, dtype=bool)
     accepted = np.zeros(K, dtype=bool)
@@ -275,8 +275,13 @@ def _line_search(dual: _Dual, run: np.ndarray, state: tuple[np.ndarray, ...], d:
             ok = np.isfinite(t_value) & np.where(
                 small, (t_value <= value[s]) | (_residual(trial, t_grad) < res[s]),
                 t_value <= value[s] + CEEI_ARMIJO * decrease)
-        for target, got in zip(new, (trial, t_value, t_q, t_x, t_unc, t_grad), strict=True):
-            target[s[ok]] = got[ok]
+        if s.size == K and ok.all():  # every member takes this step (the usual full Newton step)
+            return ok, (trial, t_value, t_q, t_x, t_unc, t_grad)
+        if ok.any():
+            for i, got in enumerate((trial, t_value, t_q, t_x, t_unc, t_grad)):
+                if i >= 2 and new[i] is state[i]:
+                    new[i] = new[i].copy()
+                new[i][s[ok]] = got[ok]
         searching[s[ok]] = False
         accepted[s[ok]] = True
         alpha[s] *= 0.5
@@ -299,9 +304,16 @@ def _iterate(dual: _Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
         if not run.size:
             break
         it[run] += 1
-        state = (pi[run], value[run], q[run], x[run], unc[run], grad[run], res[run])
-        d = _direction(dual, pi[run], q[run], unc[run], grad[run], res[run], run)
+        whole = _rows(run, K) is None  # every member runs: no copies
+        state = (pi, value, q, x, unc, grad, res) if whole else tuple(
+            a[run] for a in (pi, value, q, x, unc, grad, res))
+        d = _direction(dual, state[0], state[2], state[4], state[5], state[6], run)
         ok, new = _line_search(dual, run, state, d)
+        if whole and ok.all():
+            pi, value, q, x, unc, grad = new
+            res = _residual(pi, grad)
+            running = res > tol
+            continue
         running[run[~ok]] = False  # no acceptable step: stop where it is
         upd = run[ok]
         for target, got in zip((pi, value, q, x, unc, grad), new, strict=True):
