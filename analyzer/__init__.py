@@ -4,9 +4,7 @@ counterexamples, build property tables, compare with discrete scheduling.
 >>> from analyzer import Instance, solve
 """
 
-import sys
 from importlib import import_module
-from types import ModuleType
 from typing import Any
 
 from models import (
@@ -24,15 +22,18 @@ from models import (
 from .api import as_instance, solve
 
 #: Public names loaded on first use (module, attribute): ``fairalloc solve``
-#: then starts without the search, table and discrete machinery.
+#: then starts without the search, table and discrete machinery. No module
+#: or subpackage of ``analyzer`` bears a public name (``check`` lives in
+#: ``checking``, ``search`` in ``searching``): importing it would rebind the
+#: attribute to the module (tests/test_public_names.py).
 _LAZY: dict[str, tuple[str, str]] = {
-    "check": (".check", "check"),
+    "check": (".checking", "check"),
     "progressive_filling": (".discrete", "progressive_filling"),
     "load_policy_file": (".policy_file", "load_policy_file"),
     "PropertyTable": (".table", "PropertyTable"),
     "property_table": (".table", "property_table"),
     "prove": (".proving", "prove"),
-    "search": (".search.engine", "search"),
+    "search": (".searching.engine", "search"),
     "simulate": (".simulation", "simulate"),
     "load_trace": (".simulation", "load_trace"),
 }
@@ -43,27 +44,9 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attr = _LAZY[name]
     value = getattr(import_module(module, __name__), attr)
-    if name != "search":
-        globals()[name] = value
+    globals()[name] = value
     return value
 
-
-class _Package(ModuleType):
-    """``analyzer.search`` is the function :func:`~analyzer.search.engine.search`,
-    not the subpackage of the same name (which stays importable as
-    ``analyzer.search.engine`` etc. through ``sys.modules``): importing the
-    subpackage would otherwise set the attribute to the module."""
-
-    @property
-    def search(self) -> Any:
-        return __getattr__("search")
-
-    @search.setter
-    def search(self, value: Any) -> None:
-        pass  # the import system recording the subpackage; sys.modules keeps it
-
-
-sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "Allocation",

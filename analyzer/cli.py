@@ -226,10 +226,12 @@ def fail(message: str, code: int) -> int:
 
 
 def add_format_option(parser: argparse.ArgumentParser, default: str = "text") -> None:
-    """The shared ``--format`` flag."""
-    from .render import FORMATS
+    """The shared ``--format`` flag: the names registered in
+    :data:`analyzer.formats.OUTPUT_FORMATS`."""
+    from .formats import format_names
 
-    parser.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default: {default})")
+    parser.add_argument("--format", choices=format_names(), default=default,
+                        help=f"output format (default: {default})")
 
 
 def add_solver_options(parser: argparse.ArgumentParser) -> None:

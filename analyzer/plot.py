@@ -28,24 +28,16 @@ import numpy as np
 
 from models import Allocation, Instance
 
-#: Output formats, by file extension (lower case, without the dot); JPEG
-#: needs Pillow, which matplotlib normally brings along.
-PLOT_FORMATS: tuple[str, ...] = ("png", "svg", "pdf", "jpg", "jpeg")
-#: Up to this many users, a legend lists every user; beyond it a colour bar
-#: maps the users (in order) to their colours.
-LEGEND_MAX_USERS: int = 20
+from .figure import LEGEND_MAX_USERS, axis_top, plot_format, render_figure, user_colors, users_key
+
 #: Above this many bar segments in a panel, stacked step areas (shares)
 #: and markers (dominant shares) are drawn instead of bars (speed).
 BAR_MAX_CELLS: int = 400
 #: Resources beyond this number are drawn without tick labels.
 TICK_MAX_RESOURCES: int = 30
-#: Head room above the tallest bar, as a fraction of its height.
-HEADROOM: float = 0.12
 #: A value label is written only on a segment at least this fraction of the
 #: axis high (smaller ones would be unreadable).
 LABEL_MIN_FRACTION: float = 0.04
-#: Resolution of raster output (png, jpg) unless ``dpi`` is given.
-DEFAULT_DPI: int = 100
 
 
 @dataclass(frozen=True)
@@ -71,32 +63,6 @@ class PlotSeries:
     dominant: np.ndarray
     discrete_shares: np.ndarray | None = None
     discrete_dominant: np.ndarray | None = None
-
-
-def plot_format(path: str | Path) -> str:
-    """The output format named by ``path``'s extension.
-
-    Raises
-    ------
-    ValueError
-        When the extension is not one of :data:`PLOT_FORMATS`.
-
-    Examples
-    --------
-    >>> plot_format("out/fig.PNG")
-    'png'
-    """
-    ext = Path(path).suffix.lower().lstrip(".")
-    if ext not in PLOT_FORMATS:
-        shown = f"'.{ext}'" if ext else "no extension"
-        raise ValueError(f"{path}: unsupported image format ({shown}); use one of "
-                         + ", ".join("." + f for f in PLOT_FORMATS))
-    if ext in ("jpg", "jpeg"):
-        try:
-            import PIL  # noqa: F401 -- matplotlib writes JPEG through Pillow
-        except ImportError:
-            raise ValueError(f"{path}: JPEG output needs Pillow: pip install pillow") from None
-    return ext
 
 
 def discrete_shares(instance: Instance, tasks: Sequence[Any]) -> np.ndarray:
@@ -156,7 +122,7 @@ def plot_allocations(instance: Instance, data: Sequence[PlotSeries | Allocation]
         Width and height in inches (default: from the number of policies
         and resources).
     dpi : float, optional
-        Resolution of raster output (default :data:`DEFAULT_DPI`).
+        Resolution of raster output (default :data:`analyzer.figure.DEFAULT_DPI`).
     style : str, optional
         A matplotlib style (``"seaborn-v0_8-paper"``, ``"grayscale"``, ...).
 
@@ -177,33 +143,6 @@ def plot_allocations(instance: Instance, data: Sequence[PlotSeries | Allocation]
     data = [series(d) if isinstance(d, Allocation) else d for d in data]
     return render_figure(lambda: _draw(instance, data, ax, title, dominant, value_labels, figsize), path, fmt, dpi,
                          style)
-
-
-def render_figure(draw: Any, path: str | Path | None, fmt: str | None, dpi: float | None, style: str | None) -> Any:
-    """``draw()`` under matplotlib ``style``, the figure written to ``path``
-    (format ``fmt``) when given; returns the figure. Shared by every plot
-    function of fairalloc."""
-    import matplotlib.style
-
-    check_style(style)
-    with matplotlib.style.context(style or {}):
-        fig = draw()
-        if path is not None:
-            fig.savefig(Path(path), format=fmt, dpi=dpi or DEFAULT_DPI)
-    return fig
-
-
-def check_style(style: str | None) -> None:
-    """Raise ValueError (with a hint) for a style matplotlib does not have."""
-    if style is None:
-        return
-    import matplotlib.style
-
-    if style not in matplotlib.style.available:
-        from models.errors import did_you_mean
-
-        raise ValueError(f"unknown matplotlib style {style!r}{did_you_mean(style, matplotlib.style.available)} "
-                         f"(available: {', '.join(sorted(matplotlib.style.available))})")
 
 
 def _draw(instance: Instance, data: list[PlotSeries], ax: Any, title: str | None, dominant: bool,
@@ -246,12 +185,6 @@ def _draw(instance: Instance, data: list[PlotSeries], ax: Any, title: str | None
     return fig
 
 
-def axis_top(tallest: float) -> float:
-    """The upper y limit: the data plus head room, never above 1.05 (the
-    whole resource) nor so low that nothing shows."""
-    return min(1.05, max(tallest * (1 + HEADROOM), 1e-12)) if tallest > 0 else 1.05
-
-
 def _share_axis(ax: Any, top: float) -> None:
     ax.set_ylim(0, top)
     if top >= 1.0:
@@ -281,45 +214,8 @@ def _one_axes(ax: Any, instance: Instance, data: list[PlotSeries], colors: list[
     _share_axis(ax, top)
 
 
-def users_key(fig: Any, users: Sequence[str], colors: list[Any], ax: Any = None, hatched: bool = False) -> None:
-    """Which colour is which user: a legend up to :data:`LEGEND_MAX_USERS`
-    users, a colour bar over the users in order beyond (beside ``ax``, or
-    the whole figure); ``hatched`` adds the key of discrete (hatched) bars."""
-    from matplotlib.patches import Patch
-
-    n = len(users)
-    extra = [Patch(facecolor="white", edgecolor="black", hatch="//", label="discrete")] if hatched else []
-    if n <= LEGEND_MAX_USERS:
-        handles = [Patch(facecolor=colors[i], label=u) for i, u in enumerate(users)] + extra
-        if ax is not None:
-            ax.legend(handles=handles, fontsize=8, title="user", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        else:
-            fig.legend(handles=handles, loc="outside right upper", fontsize=8, title="user")
-        return
-    import matplotlib
-    from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import BoundaryNorm
-
-    cmap = matplotlib.colors.ListedColormap(colors)
-    norm = BoundaryNorm(np.arange(n + 1) - 0.5, n)
-    where = {"ax": ax} if ax is not None else {"ax": fig.axes, "location": "right"}
-    bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), **where, fraction=0.04, pad=0.02)
-    shown = np.unique(np.linspace(0, n - 1, min(n, 12)).round().astype(int))
-    bar.set_ticks(shown, labels=[users[i] for i in shown], fontsize=7)
-    bar.set_label(f"user ({n}, in order)" + ("; hatched: discrete" if extra else ""))
-
-
 def _has_discrete(data: Sequence[PlotSeries]) -> bool:
     return any(s.discrete_shares is not None for s in data)
-
-
-def user_colors(n: int) -> list[Any]:
-    import matplotlib
-
-    cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20" if n <= 20 else "viridis"]
-    if n <= 20:
-        return [cmap(i) for i in range(n)]
-    return [cmap(v) for v in np.linspace(0.0, 1.0, n)]
 
 
 def _stacked(ax: Any, pos: np.ndarray, shares: np.ndarray, colors: list[Any], width: float, hatch: str | None,
@@ -397,5 +293,4 @@ def _dominant_panel(ax: Any, data: Sequence[PlotSeries], colors: list[Any], valu
     ax.set_title(f"dominant share per user {legend}".strip(), fontsize=10)
 
 
-__all__ = ["PLOT_FORMATS", "PlotSeries", "check_style", "discrete_shares", "plot_allocations", "plot_format",
-           "render_figure", "series", "user_colors", "users_key"]
+__all__ = [ "PlotSeries", "discrete_shares", "plot_allocations", "series"]

@@ -55,23 +55,7 @@ def load_policy_file(path: str | Path) -> list[str]:
     before = available()
     digest = hashlib.sha1(str(key).encode()).hexdigest()[:10]
     mod_name = f"fairalloc_user_policies_{digest}"
-    spec = importlib.util.spec_from_file_location(mod_name, p)
-    if spec is None or spec.loader is None:
-        raise PolicyError(f"{p}: cannot be imported as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        _restore(before, mod_name)
-        raise PolicyError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from None
-    except PolicyError as exc:
-        _restore(before, mod_name)
-        raise PolicyError(f"{p}: {exc}") from None
-    except Exception as exc:  # the user's code may raise anything; report it in one line
-        _restore(before, mod_name)
-        line = _user_line(exc, p)
-        raise PolicyError(f"{p}{line}: {type(exc).__name__}: {exc}") from None
+    _import(p, mod_name, before)
     after = available()
     clashes = [n for n in after if n in before and after[n] is not before[n]]
     if clashes:
@@ -89,10 +73,33 @@ def load_policy_file(path: str | Path) -> list[str]:
     return list(names)
 
 
+def _import(p: Path, mod_name: str, before: dict[str, type[Policy]]) -> None:
+    """Import the policy file ``p`` as module ``mod_name``; on any failure
+    the registry goes back to ``before`` and a one-line PolicyError names
+    the file (and the line, when the error has one)."""
+    spec = importlib.util.spec_from_file_location(mod_name, p)
+    if spec is None or spec.loader is None:
+        raise PolicyError(f"{p}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        _restore(before, mod_name)
+        raise PolicyError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except PolicyError as exc:
+        _restore(before, mod_name)
+        raise PolicyError(f"{p}: {exc}") from None
+    except Exception as exc:  # the user's code may raise anything; report it in one line
+        _restore(before, mod_name)
+        line = _user_line(exc, p)
+        raise PolicyError(f"{p}{line}: {type(exc).__name__}: {exc}") from None
+
+
 def loaded_policy_sources() -> list[tuple[str, str, str]]:
     """``(module name, file name, source)`` of every policy file loaded in
     this process, for workers that must know the same policies (see
-    :mod:`analyzer.search.dask_backend`)."""
+    :mod:`analyzer.searching.dask_backend`)."""
     return [(_MODULES[key][0], str(key), _MODULES[key][1]) for key in _LOADED if key in _MODULES]
 
 

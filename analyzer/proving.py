@@ -19,21 +19,17 @@ from fractions import Fraction
 from typing import Any
 
 from models import Instance, PolicyError, get_policy
+from models.registry import Registry
 
 from .properties.base import Violation, get_property
 
-#: Re-verifiers of a witness, by property name (default: :func:`analyzer.check`).
-_VERIFIERS: dict[str, Callable[[str, Instance, dict[str, Any]], Violation | None]] = {}
-
-
-def verifier(name: str) -> Callable[[Callable[..., Violation | None]], Callable[..., Violation | None]]:
-    """Decorator registering the exact re-verification of property ``name``."""
-
-    def deco(fn: Callable[..., Violation | None]) -> Callable[..., Violation | None]:
-        _VERIFIERS[name] = fn
-        return fn
-
-    return deco
+#: A witness re-verifier: ``(policy, integer instance, other witness
+#: vectors) -> Violation or None``.
+Verifier = Callable[[str, Instance, dict[str, Any]], "Violation | None"]
+#: Re-verifiers of a witness whose deviation :func:`analyzer.check` would not
+#: search for itself (a constructed lie, a capacity growth), by property name;
+#: any other property's witness is re-verified by :func:`analyzer.check`.
+VERIFIERS: Registry[Verifier] = Registry("witness verifier")
 
 
 def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, domain: str = "positive",
@@ -82,15 +78,27 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     >>> r.status, r.counterexample.exact
     ('counterexample', True)
     """
-    from proofs.prover.driver import run_cases, split
     from proofs.prover.encodings import get_encoding
     from proofs.prover.properties import get_negation
-    from proofs.prover.result import COUNTEREXAMPLE, PROVED, SAT, UNDECIDED, UNSAT, ProofResult
     from proofs.prover.symbolic import DOMAINS
 
     pol, prop = get_policy(policy).name, get_property(property).name
-    enc, neg = get_encoding(pol), get_negation(prop)
+    get_encoding(pol)  # a policy without an SMT encoding is bad input (checked before the property)
+    neg = get_negation(prop)
     _validate(users, resources, domain, timeout, workers, neg.min_users, DOMAINS)
+    return _run_proof(pol, prop, users, resources, domain, timeout, workers)
+
+
+def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, timeout: float,
+               workers: int | None) -> Any:
+    """:func:`prove` on validated arguments: solve the cases, re-verify
+    each satisfiable case's witness exactly, and conclude."""
+    from proofs.prover.driver import run_cases, split
+    from proofs.prover.encodings import get_encoding
+    from proofs.prover.properties import get_negation
+    from proofs.prover.result import UNDECIDED, ProofResult
+
+    enc, neg = get_encoding(pol), get_negation(prop)
     t0 = time.perf_counter()
     found: list[Violation] = []
 
@@ -101,21 +109,32 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
         return v is not None
 
     cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept)
+    planned = len(split(pol, prop, users, resources, domain))
     result = ProofResult(UNDECIDED, pol, prop, users, resources, domain, cases=cases,
-                         assumptions=assumptions(users, resources, domain, enc.normalise, len(split(
-                             pol, prop, users, resources, domain))))
+                         assumptions=assumptions(users, resources, domain, enc.normalise, planned))
+    _conclude(result, found, planned, neg.resources)
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int | None) -> None:
+    """Set ``result``'s status and note from its cases: a re-verified
+    witness refutes, every one of the ``planned`` cases unsatisfiable
+    proves (vacuously when the property speaks only of ``speaks_of``
+    resources), anything else is unknown and the note says why."""
+    from proofs.prover.result import COUNTEREXAMPLE, PROVED, SAT, UNSAT
+
+    cases = result.cases
     if found:
         result.status, result.counterexample = COUNTEREXAMPLE, found[0]
-    elif len(cases) == len(split(pol, prop, users, resources, domain)) and all(c.status == UNSAT for c in cases):
+    elif len(cases) == planned and all(c.status == UNSAT for c in cases):
         result.status = PROVED
-        if neg.resources is not None and neg.resources != resources:
-            result.note = f"holds vacuously: the property speaks only of {neg.resources} resource(s)"
+        if speaks_of is not None and speaks_of != result.resources:
+            result.note = f"holds vacuously: the property speaks only of {speaks_of} resource(s)"
     elif any(c.status == SAT for c in cases):
         result.note = "z3 found a candidate counterexample that the exact re-check did not confirm"
     else:
         result.note = "; ".join(sorted({f"{c.label}: {c.reason}" for c in cases if c.status != UNSAT})) or "timeout"
-    result.seconds = time.perf_counter() - t0
-    return result
 
 
 def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: Any, min_users: int,
@@ -184,15 +203,15 @@ def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any]
     """The SMT witness checked exactly by the existing checker."""
     if witness is None:
         return None
-    from .check import check
+    from .checking import check
 
     inst, extra = witness_instance(witness, scale_users)
-    if prop in _VERIFIERS:
-        return _VERIFIERS[prop](policy, inst, extra)
+    if prop in VERIFIERS:
+        return VERIFIERS.get(prop)(policy, inst, extra)
     return check(policy, inst, prop)
 
 
-@verifier("strategy-proofness")
+@VERIFIERS.register("strategy-proofness")
 def _lie(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None:
     from .properties._common import Evaluator
     from .properties.strategy_proofness import StrategyProofness
@@ -201,7 +220,7 @@ def _lie(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None
     return StrategyProofness().verify_report(ev, inst, ev.verified(inst), 0, extra["report"])
 
 
-@verifier("resource-monotonicity")
+@VERIFIERS.register("resource-monotonicity")
 def _growth(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None:
     from .properties._common import Evaluator, show
     from .properties.resource_monotonicity import ResourceMonotonicity

@@ -1,23 +1,20 @@
-"""Rendering of tables in the output formats every command shares:
-``text`` (terminal), ``md`` (Markdown), ``latex``, ``csv`` and ``json``.
+"""What every output format shares: the :class:`Table` commands fill, how a
+number is shown to people (:func:`fmt_number`) and strict JSON
+(:func:`to_json`, also used by the search's JSON-lines streams).
 
 A :class:`Table` is a title, headers and rows of cells; a cell is a string or
 a number. Exact numbers (Fractions, sympy) are shown exactly with their float
-beside them.
+beside them. The formats themselves (text, md, latex, csv, json) are one
+module each in :mod:`analyzer.formats`.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
-import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
-
-FORMATS: tuple[str, ...] = ("text", "md", "latex", "csv", "json")
 
 #: An exact number longer than this many characters is shown abbreviated in
 #: text, Markdown and LaTeX (its float and the length of the exact form);
@@ -75,156 +72,6 @@ def _long_exact(text: str, value: Any) -> str:
     except OverflowError:
         approx = "too large for a float"
     return f"{approx} (exact: {len(text)} characters; full value in --format json)"
-
-
-#: Characters LaTeX treats specially, and how to write them in text.
-_LATEX_SPECIAL: dict[int, str] = str.maketrans({
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"})
-
-
-def _latex_escape(text: str) -> str:
-    r"""``text`` safe in LaTeX text mode (one pass, so an inserted
-    ``\textbackslash{}`` is not escaped again; ``<``/``>`` would print as
-    ``¡``/``¿`` in the default font encoding).
-
-    >>> print(_latex_escape("R=<1, 1> & 50% a_b \\x{}"))
-    R=\textless{}1, 1\textgreater{} \& 50\% a\_b \textbackslash{}x\{\}
-    """
-    return text.translate(_LATEX_SPECIAL)
-
-
-def latex_table(title: str, headers: list[str], rows: list[list[str]], notes: list[str] | None = None,
-                raw: bool = False) -> str:
-    r"""A LaTeX ``table`` with booktabs rules (``\usepackage{booktabs}``)
-    and the notes set in small type under the tabular, where a reader of
-    the paper sees them (not as ``%`` comments). ``raw`` cells are LaTeX
-    already (not escaped).
-
-    Examples
-    --------
-    >>> print(latex_table("T", ["a", "b_c"], [["1", "50%"]], ["a note"]))
-    % needs \usepackage{booktabs}
-    \begin{table}[ht]
-    \centering
-    \caption{T}
-    \begin{tabular}{ll}
-    \toprule
-    a & b\_c \\
-    \midrule
-    1 & 50\% \\
-    \bottomrule
-    \end{tabular}
-    \par\smallskip{\footnotesize a note\par}
-    \end{table}
-    """
-    cell = (lambda c: c) if raw else _latex_escape
-    body = [
-        r"% needs \usepackage{booktabs}",
-        r"\begin{table}[ht]",
-        r"\centering",
-        f"\\caption{{{_latex_escape(title)}}}",
-        f"\\begin{{tabular}}{{{'l' * len(headers)}}}",
-        r"\toprule",
-        " & ".join(_latex_escape(h) for h in headers) + r" \\",
-        r"\midrule",
-    ]
-    body += [" & ".join(cell(c) for c in row) + r" \\" for row in rows]
-    body += [r"\bottomrule", r"\end{tabular}"]
-    if notes:
-        body.append(r"\par\smallskip{\footnotesize " + r"\par ".join(cell(n) for n in notes) + r"\par}")
-    body.append(r"\end{table}")
-    return "\n".join(body)
-
-
-def render_tables(tables: list[Table], fmt: str, notes: list[str] | None = None) -> str:
-    """Render tables (and trailing notes) as text, md, latex or csv."""
-    notes = notes or []
-    out: list[str] = []
-    if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        for k, t in enumerate(tables):
-            if k:
-                buf.write("\n")
-            writer.writerow(["table", *t.headers])
-            for row in t.rows:
-                writer.writerow([t.title, *[_csv_cell(c) for c in row]])
-        return buf.getvalue()
-    for t in tables:
-        rows = [[fmt_number(c) for c in row] for row in t.rows]
-        if fmt == "text":
-            out.append(t.title)
-            out.append(_plain_grid(rows, t.headers))
-        elif fmt == "md":
-            out.append(f"### {t.title}\n")
-            out.append(_github_grid(rows, t.headers))
-        elif fmt == "latex":
-            out.append(latex_table(t.title, t.headers, rows, notes if t is tables[-1] else []))
-        else:
-            raise ValueError(f"unknown format {fmt!r}")
-        out.append("")
-    for note in notes if fmt != "latex" else []:  # LaTeX: notes under the last table
-        if fmt == "md":
-            out.append(f"> note: {note}")
-        else:
-            out.append(f"note: {note}")
-    return "\n".join(out).rstrip() + "\n"
-
-
-def _width(text: str) -> int:
-    """Terminal columns of ``text``: wide East Asian characters count 2,
-    combining marks 0."""
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-               for ch in text)
-
-
-def _column_widths(rows: list[list[str]], headers: list[str]) -> list[int]:
-    # a column is as wide as its widest cell, and its header plus 2
-    return [max([_width(h) + 2] + [_width(r[j]) for r in rows if j < len(r)]) for j, h in enumerate(headers)]
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - _width(text))
-
-
-def _plain_grid(rows: list[list[str]], headers: list[str]) -> str:
-    """Left-aligned columns two spaces apart under a dashed rule (the layout
-    of tabulate's "simple" format, without importing tabulate: it costs a
-    third of the command line's start-up)."""
-    rows = [[c.strip() for c in r] for r in rows]
-    widths = _column_widths(rows, headers)
-    lines = [headers, ["-" * w for w in widths], *rows]
-    return "\n".join("  ".join(_pad(c, w) for c, w in zip(line, widths, strict=False)).rstrip() for line in lines)
-
-
-def _github_grid(rows: list[list[str]], headers: list[str]) -> str:
-    """A GitHub-flavoured Markdown table (tabulate's "github" layout)."""
-    rows = [[c.strip() for c in r] for r in rows]
-    widths = _column_widths(rows, headers)
-    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    body = [
-        "| " + " | ".join(_pad(c, w) for c, w in zip(line, widths, strict=False)) + " |" for line in [headers, *rows]
-    ]
-    return "\n".join([body[0], rule, *body[1:]])
-
-
-def csv_table(columns: list[str], rows: list[list[Any]]) -> str:
-    """One CSV table with a header row (``pandas.read_csv`` reads it);
-    floats in full precision, ``None`` as an empty field."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows([[_csv_cell(c) for c in row] for row in rows])
-    return buf.getvalue()
-
-
-def _csv_cell(c: Any) -> Any:
-    if isinstance(c, Fraction):
-        return str(c) if c.denominator != 1 else c.numerator
-    if isinstance(c, float):
-        return repr(c)
-    return c if isinstance(c, int | str) or c is None else str(c)
 
 
 def to_json(data: Any) -> str:

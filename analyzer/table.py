@@ -26,12 +26,17 @@ from models import Policy, get_policy
 from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
+from .formats import Document, render, render_tables
+from .formats.latex import latex_escape as _latex_escape
+from .formats.latex import latex_table
 from .properties.base import CONTINUOUS, Property, available_properties
-from .render import Table, _latex_escape, latex_table, render_tables, to_json
-from .search.classes import InstanceClass
-from .search.engine import RECORD_COLUMNS, Cell, SearchResult, cell_key, make_cell, run_cell
-from .search.pool import resolve_workers, warm_up, worker_pool
-from .search.stream import Recorder, open_stream, read_records
+from .render import Table, to_json
+from .searching.classes import InstanceClass
+from .searching.engine import run_cell
+from .searching.instance_stream import Cell, cell_key, make_cell
+from .searching.pool import resolve_workers, warm_up, worker_pool
+from .searching.result import RECORD_COLUMNS, SearchResult
+from .searching.stream import Recorder, open_stream, read_records
 
 #: Column order of the paper's Table 2 (other properties follow, by name).
 PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy-freeness", "pareto-efficiency",
@@ -54,7 +59,7 @@ class PropertyTable:
     """A filled (or partly filled) property table.
 
     Index it with ``t[policy, property]`` to get the cell's
-    :class:`~analyzer.search.engine.SearchResult` (``.holds``,
+    :class:`~analyzer.searching.result.SearchResult` (``.holds``,
     ``.counterexample``, ``.instances``, ``.instance_class``).
     """
 
@@ -231,9 +236,10 @@ class PropertyTable:
         return to_json(self.to_dict())
 
     def render(self, fmt: str) -> str:
-        """Render in one of ``text``, ``md``, ``latex``, ``csv``, ``json``."""
-        return {"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv,
-                "json": self.to_json}[fmt]()
+        """Render in a registered output format (:mod:`analyzer.formats`): this class's own text, md, latex
+        and csv layouts, :meth:`to_dict` in json, the grid with evidence in any other."""
+        own = {"text": self.to_text, "md": self.to_markdown, "latex": self.to_latex, "csv": self.to_csv}
+        return render(Document([self._grid(True)], self.notes(), self.to_dict, own), fmt)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -253,7 +259,7 @@ class PropertyTable:
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per policy x property (the
-        columns of :data:`~analyzer.search.engine.RECORD_COLUMNS`; a cell not
+        columns of :data:`~analyzer.searching.result.RECORD_COLUMNS`; a cell not
         searched has ``holds`` None and no instances)."""
         rows = []
         for q in self.properties:
@@ -374,7 +380,7 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
         ``"continuous"`` or ``"discrete"``.
     out : str, optional
         JSON-lines file to stream results to (see
-        :mod:`analyzer.search.stream`).
+        :mod:`analyzer.searching.stream`).
     resume : bool
         Continue the run recorded in ``out``.
     workers : int or None

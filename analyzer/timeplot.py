@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .plot import axis_top, plot_format, render_figure, user_colors, users_key
+from .figure import axis_top, plot_format, render_figure, user_colors, users_key
 
 
 def plot_shares_over_time(times: Sequence[float] | np.ndarray, shares: np.ndarray, users: Sequence[str],

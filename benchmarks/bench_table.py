@@ -37,11 +37,11 @@ import warnings
 from _common import ratio, report
 
 from analyzer import property_table
-from analyzer.search import engine
+from analyzer.searching import checks
 
 
 def run(policies: list[str], budget: int, workers: int | None, batched: bool = True) -> tuple[float, object]:
-    engine.BATCH_SCREEN = batched
+    checks.BATCH_SCREEN = batched
     t0 = time.perf_counter()
     table = property_table(policies, budget=budget, seed=0, workers=workers)
     return time.perf_counter() - t0, table

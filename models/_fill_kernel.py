@@ -1,12 +1,12 @@
 """Batched progressive filling with first-fit placement, as one kernel.
 
-The loop of :meth:`models.discrete._Run.batched` (Ghodsi et al., NSDI 2011,
+The loop of :meth:`models.discrete.run.Run.batched` (Ghodsi et al., NSDI 2011,
 Algorithm 1, with every run of picks one user wins before the next user's
 key placed at once) and :class:`models.discrete.FirstFit` placement, on
 int64 arrays: integer keys ``tasks_i * S_i``, ties by rank, a per-user
 machine cursor. Compiled with numba when it is installed
 (:func:`models.compiled.compiled`); the engine uses it only then, and
-otherwise runs the same algorithm in :meth:`~models.discrete._Run.batched`
+otherwise runs the same algorithm in :meth:`~models.discrete.run.Run.batched`
 (the results are identical: both are exact integer computations of the
 same sequence of decisions).
 """

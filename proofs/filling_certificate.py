@@ -173,63 +173,93 @@ def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Alloc
     """
     if allocation is None or not allocation.exact or not _is_stage_list(allocation.certificate):
         allocation = policy.solve_exact(instance)
-    stages: list[Stage] = list(allocation.certificate)
     assert allocation.x_exact is not None
-    x = [Fraction(v) for v in allocation.x_exact]
-    D, R, w, k = instance.demands_exact, instance.capacity_exact, instance.weights_exact, instance.max_tasks_exact
-    c = policy._coefficients_exact(instance)
-    users, resources = instance.users, instance.resources
-    n, m = instance.n, instance.m
-    # phase 1 fills the policy's share; users whose share of one task is 0
-    # hold level 0 there and share the leftover by DRF in phase 2
-    dom = [max(D[i][j] / R[j] for j in range(m)) for i in range(n)]
-    levels = {1: [x[i] * c[i] / w[i] for i in range(n)], 2: [x[i] * dom[i] / w[i] for i in range(n)]}
-    members = {1: [i for i in range(n) if c[i] != 0], 2: [i for i in range(n) if c[i] == 0]}
-    usage = [sum((x[i] * D[i][j] for i in range(n)), Fraction(0)) for j in range(m)]
-    checks: list[Check] = []
-    for j in range(m):
-        checks.append(Check(f"capacity of {resources[j]}", usage[j] <= R[j],
-                            f"uses {exact_str(usage[j])} of {exact_str(R[j])}"))
-    for i in range(n):
-        ok = x[i] >= 0 and (k[i] is None or x[i] <= k[i])
-        checks.append(Check(f"0 <= tasks of {users[i]} <= cap", ok, f"tasks {exact_str(x[i])}"))
+    f = _Filled.of(policy, instance, [Fraction(v) for v in allocation.x_exact])
+    checks = f.feasibility_checks()
     out: list[StageCertificate] = []
     seen: set[int] = set()
     previous = {1: Fraction(-1), 2: Fraction(-1)}
-    # users capped at zero never rise; they are not part of any stage
-    remaining = [i for i in range(n) if not (k[i] is not None and k[i] == 0)]
-    for s, st in enumerate(stages, start=1):
-        t, phase = Fraction(st.level), st.phase
-        level, group = levels[phase], members[phase]
-        frozen = [int(i) for i in st.frozen]
+    for s, st in enumerate(allocation.certificate, start=1):
+        t = Fraction(st.level)
+        checks.append(Check(f"stage {s}: level rises", t > previous[st.phase],
+                            f"{exact_str(previous[st.phase])} -> {exact_str(t)}"))
+        previous[st.phase] = t
+        stage_checks, cert = f.stage(s, st, seen)
+        checks += stage_checks
+        out.append(cert)
+        seen.update(int(i) for i in st.frozen)
+    checks.append(Check("every user stops at some stage", set(f.remaining) <= seen))
+    weighted = "weighted " if instance.weighted else ""
+    return FillingCertificate(policy=allocation.policy, quantity=share_name(policy, instance.weighted),
+                              users=instance.users, stages=tuple(out), checks=tuple(checks),
+                              phase2_quantity=f"{weighted}dominant share")
+
+
+@dataclass(frozen=True)
+class _Filled:
+    """An exact filling allocation and what its stages are checked against.
+
+    Phase 1 fills the policy's share; users whose share of one task is 0
+    hold level 0 there and share the leftover by DRF in phase 2: ``levels``
+    and ``members`` are by phase.
+    """
+
+    instance: Instance
+    x: list[Fraction]
+    usage: list[Fraction]
+    levels: dict[int, list[Fraction]]
+    members: dict[int, list[int]]
+    remaining: list[int]  # users capped at zero never rise: they are in no stage
+
+    @classmethod
+    def of(cls, policy: FillingPolicy, instance: Instance, x: list[Fraction]) -> _Filled:
+        D, R, w, k = instance.demands_exact, instance.capacity_exact, instance.weights_exact, instance.max_tasks_exact
+        c = policy._coefficients_exact(instance)
+        n, m = instance.n, instance.m
+        dom = [max(D[i][j] / R[j] for j in range(m)) for i in range(n)]
+        return cls(instance=instance, x=x,
+                   usage=[sum((x[i] * D[i][j] for i in range(n)), Fraction(0)) for j in range(m)],
+                   levels={1: [x[i] * c[i] / w[i] for i in range(n)], 2: [x[i] * dom[i] / w[i] for i in range(n)]},
+                   members={1: [i for i in range(n) if c[i] != 0], 2: [i for i in range(n) if c[i] == 0]},
+                   remaining=[i for i in range(n) if not (k[i] is not None and k[i] == 0)])
+
+    def feasibility_checks(self) -> list[Check]:
+        """Every resource within capacity, every user within ``[0, cap]``."""
+        inst, x, k = self.instance, self.x, self.instance.max_tasks_exact
+        checks = [Check(f"capacity of {r}", self.usage[j] <= inst.capacity_exact[j],
+                        f"uses {exact_str(self.usage[j])} of {exact_str(inst.capacity_exact[j])}")
+                  for j, r in enumerate(inst.resources)]
+        checks += [Check(f"0 <= tasks of {u} <= cap", x[i] >= 0 and (k[i] is None or x[i] <= k[i]),
+                         f"tasks {exact_str(x[i])}") for i, u in enumerate(inst.users)]
+        return checks
+
+    def stage(self, s: int, st: Stage, seen: set[int]) -> tuple[list[Check], StageCertificate]:
+        """The checks of stage ``s`` (its saturated resources are exhausted,
+        each frozen user stops at the stage's level, at its cap or behind a
+        bottleneck) and its plain-words record."""
+        inst, k = self.instance, self.instance.max_tasks_exact
+        users, resources, D, R = inst.users, inst.resources, inst.demands_exact, inst.capacity_exact
+        t, level, group = Fraction(st.level), self.levels[st.phase], self.members[st.phase]
         capped = {int(i) for i in st.capped}
-        rising = [i for i in remaining if i not in seen and i in group]
-        checks.append(Check(f"stage {s}: level rises", t > previous[phase],
-                            f"{exact_str(previous[phase])} -> {exact_str(t)}"))
-        previous[phase] = t
-        for j in st.saturated:
-            checks.append(Check(f"stage {s}: {resources[j]} is exhausted", usage[j] == R[j]))
+        checks = [Check(f"stage {s}: {resources[j]} is exhausted", self.usage[j] == R[j]) for j in st.saturated]
         blocked: dict[str, str] = {}
-        for i in frozen:
-            checks.append(Check(f"stage {s}: {users[i]} takes part in phase {phase}", i in group))
+        for i in (int(i) for i in st.frozen):
+            checks.append(Check(f"stage {s}: {users[i]} takes part in phase {st.phase}", i in group))
             checks.append(Check(f"stage {s}: {users[i]} stops at level {exact_str(t)}", level[i] == t,
                                 f"its level is {exact_str(level[i])}"))
             if i in capped:
-                checks.append(Check(f"stage {s}: {users[i]} holds its cap", k[i] is not None and x[i] == k[i]))
+                checks.append(Check(f"stage {s}: {users[i]} holds its cap", k[i] is not None and self.x[i] == k[i]))
                 continue
-            bottleneck = _bottleneck(i, D, R, usage, level, group)
+            bottleneck = _bottleneck(i, D, R, self.usage, level, group)
             checks.append(Check(f"stage {s}: {users[i]} has a bottleneck resource", bottleneck is not None,
                                 "" if bottleneck is None else resources[bottleneck]))
             if bottleneck is not None:
                 blocked[users[i]] = resources[bottleneck]
-        seen.update(frozen)
-        out.append(StageCertificate(index=s, level=t, rising=tuple(users[i] for i in rising),
-                                    saturated=tuple(resources[j] for j in st.saturated),
-                                    capped=tuple(users[i] for i in sorted(capped)), blocked=blocked, phase=phase))
-    checks.append(Check("every user stops at some stage", set(remaining) <= seen))
-    weighted = "weighted " if instance.weighted else ""
-    return FillingCertificate(policy=allocation.policy, quantity=share_name(policy, instance.weighted), users=users,
-                              stages=tuple(out), checks=tuple(checks), phase2_quantity=f"{weighted}dominant share")
+        rising = [i for i in self.remaining if i not in seen and i in group]
+        return checks, StageCertificate(index=s, level=t, rising=tuple(users[i] for i in rising),
+                                        saturated=tuple(resources[j] for j in st.saturated),
+                                        capped=tuple(users[i] for i in sorted(capped)), blocked=blocked,
+                                        phase=st.phase)
 
 
 def _bottleneck(i: int, D: Any, R: Any, usage: list[Fraction], level: list[Fraction], group: list[int]

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.render import Table, render_tables
+from analyzer.formats import render_tables
+from analyzer.render import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "examples" / "paper_two_users.toml"
@@ -29,7 +30,7 @@ HEAVY = (
     "matplotlib",
     "z3",
     "proofs",
-    "analyzer.search.engine",
+    "analyzer.searching.engine",
     "analyzer.table",
     "models.discrete",
     "analyzer.commands.table",
@@ -62,7 +63,7 @@ def test_grids_match_tabulate_layout() -> None:
 
 def test_lazy_public_names_and_full_help() -> None:
     import analyzer
-    import analyzer.table  # noqa: F401  (imports the analyzer.search subpackage)
+    import analyzer.table  # noqa: F401  (imports the analyzer.searching subpackage)
     from analyzer import PropertyTable, check, progressive_filling, property_table, search  # noqa: F401
     from analyzer.cli import build_parser
 

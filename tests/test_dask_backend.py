@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("distributed")
 
 from analyzer import cli  # noqa: E402
-from analyzer.search import dask_backend  # noqa: E402
-from analyzer.search.engine import search  # noqa: E402
+from analyzer.searching import dask_backend  # noqa: E402
+from analyzer.searching.engine import search  # noqa: E402
 from analyzer.table import property_table  # noqa: E402
 
 
@@ -95,7 +95,7 @@ def test_client_and_cluster_objects_are_accepted(cluster: Any) -> None:
 def test_search_default_workers_match_table() -> None:
     import inspect
 
-    from analyzer.search.engine import search as engine_search
+    from analyzer.searching.engine import search as engine_search
 
     assert inspect.signature(engine_search).parameters["workers"].default is None
     assert inspect.signature(property_table).parameters["workers"].default is None

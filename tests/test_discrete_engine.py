@@ -11,7 +11,8 @@ import pytest
 from discrete_strategies import random_cluster
 
 from models import Instance, PolicyError, discrete
-from models.discrete import PLACEMENTS, TIE_BREAKS, IntegerData, fill
+from models.discrete import PLACEMENTS, TIE_BREAKS, IntegerData, fill, level_jump, policies
+from models.registry import Registry
 
 PAPER = {"resources": {"cpu": 9, "mem": 18},
          "users": {"A": {"demand": {"cpu": 1, "mem": 4}}, "B": {"demand": {"cpu": 3, "mem": 1}}}}
@@ -115,7 +116,7 @@ def test_bad_settings_raise() -> None:
     inst = Instance.from_dict(PAPER)
     with pytest.raises(PolicyError, match="on_full"):
         fill(inst, "drf", on_full="wait")
-    with pytest.raises(PolicyError, match="tie_break"):
+    with pytest.raises(PolicyError, match="unknown tie-break .coin."):
         fill(inst, "drf", tie_break="coin")
     with pytest.raises(PolicyError, match="placement"):
         fill(inst, "drf", placement="worst-fit")
@@ -139,9 +140,9 @@ def _check_feasible(r) -> None:
         assert cap is None or r.tasks[i] <= cap
 
 
-@pytest.mark.parametrize("jump_from", [discrete.JUMP_MIN_PICKS, 0])
+@pytest.mark.parametrize("jump_from", [level_jump.JUMP_MIN_PICKS, 0])
 def test_batched_equals_one_decision_per_heap_operation(jump_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(discrete, "JUMP_MIN_PICKS", jump_from)  # 0: level jumps even on tiny pools
+    monkeypatch.setattr(level_jump, "JUMP_MIN_PICKS", jump_from)  # 0: level jumps even on tiny pools
     rng = np.random.default_rng(5 + jump_from)
     for _ in range(40):
         inst = random_cluster(rng)
@@ -187,7 +188,7 @@ def naive_first_fit(inst: Instance, policy: str, tie_break: str, on_full: str) -
 
     pol = get_discrete_policy(policy)
     rates = pol.rates(inst)
-    rank = TIE_BREAKS[tie_break](inst, rates, np.random.default_rng(0))
+    rank = TIE_BREAKS.get(tie_break)(inst, rates, np.random.default_rng(0))
     machines = [list(mt.capacity_exact) for mt in inst.machines for _ in range(mt.count)] or [list(inst.capacity_exact)]
     caps = [None if k is None else int(k) for k in inst.max_tasks_exact]
     tasks = [0] * inst.n
@@ -280,15 +281,15 @@ def test_pluggable_keys_heap_and_scan_paths() -> None:
         assert "test-dominant-then-count" in discrete.discrete_policies()
         assert fill(Instance.from_dict(PAPER), "test-dominant-then-count").tasks.tolist() == [3, 2]
     finally:
-        discrete._DISCRETE.pop("test-dominant-then-count", None)
+        discrete.DISCRETE_POLICIES.unregister("test-dominant-then-count")
 
 
-@pytest.mark.parametrize("near", [discrete._KEY_NEAR, 0.5])
+@pytest.mark.parametrize("near", [level_jump.KEY_NEAR, 0.5])
 def test_level_jump_with_keys_beyond_float_precision(near: float, monkeypatch: pytest.MonkeyPatch) -> None:
     # coprime capacities make the integer keys exceed 2**53; near=0.5 forces
     # the exact re-sort of stretches of unequal keys
-    monkeypatch.setattr(discrete, "_KEY_NEAR", near)
-    monkeypatch.setattr(discrete, "JUMP_MIN_PICKS", 0)
+    monkeypatch.setattr(level_jump, "KEY_NEAR", near)
+    monkeypatch.setattr(level_jump, "JUMP_MIN_PICKS", 0)
     D = np.ones((8, 4), dtype=int)
     D[np.arange(8), np.arange(8) % 4] = 5  # every resource is someone's dominant one
     inst = Instance.from_arrays([10007, 10009, 10037, 10039], D, weights=[1, 2, 3, 5, 7, 11, 13, 1])
@@ -300,7 +301,7 @@ def test_level_jump_with_keys_beyond_float_precision(near: float, monkeypatch: p
         assert a.picks == b.picks and a.failures[:1] == b.failures[:1]
 
 
-def test_discrete_policies_are_loaded_from_the_plugin_package(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_discrete_policies_registry_loads_a_plugin_package_lazily(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     pkg = tmp_path / "plugpkg_discrete"
     pkg.mkdir()
     (pkg / "__init__.py").write_text('"""test plugins"""\n')
@@ -314,10 +315,38 @@ def test_discrete_policies_are_loaded_from_the_plugin_package(tmp_path, monkeypa
         "        return state.tasks[i]\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(discrete, "PLUGIN_PACKAGE", "plugpkg_discrete")
-    monkeypatch.setattr(discrete, "_PLUGINS_LOADED", False)
-    monkeypatch.setattr(discrete, "_DISCRETE", dict(discrete._DISCRETE))
+    registry = Registry("discrete policy", lazy=("plugpkg_discrete",), error=PolicyError)
+    monkeypatch.setattr(policies, "DISCRETE_POLICIES", registry)
     r = fill(Instance.from_dict(PAPER), "test-round-robin")
     assert r.tie_break == "index"
     assert [r.instance.users[i] for i in r.picks] == ["A", "B", "A", "B", "A"]
     assert "test-round-robin" in discrete.discrete_policies()
+
+
+def test_registries_name_the_closest_entry_on_a_typo() -> None:
+    inst = Instance.from_dict(PAPER)
+    with pytest.raises(PolicyError, match="did you mean 'best-fit'"):
+        fill(inst, "drf", placement="bestfit")
+    with pytest.raises(PolicyError, match="unknown tie-break 'largest'; did you mean 'largest-task'"):
+        fill(inst, "drf", tie_break="largest")
+    assert TIE_BREAKS.get("index").help == "input order (first user in the file first)"
+    assert set(PLACEMENTS) == {"first-fit", "best-fit", "machine-by-machine"}
+
+
+def test_production_variants_use_only_the_engines_public_names() -> None:
+    # the variants' own decision loops are given a models.discrete.Run (the
+    # engine's public type), not a private class of the engine
+    import ast
+    from pathlib import Path
+
+    import models.variants
+
+    imported = set()
+    for path in Path(models.variants.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("discrete"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, (path.name, private)
+                assert all(hasattr(discrete, a.name) for a in node.names), path.name
+                imported.update(a.name for a in node.names)
+    assert "Run" in imported

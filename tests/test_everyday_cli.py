@@ -14,7 +14,8 @@ import pytest
 from test_cli import PAPER, ROOT, run
 
 from analyzer import Instance, InstanceError, solve
-from analyzer.render import MAX_EXACT_CHARS, Table, fmt_number, render_tables
+from analyzer.formats import render_tables
+from analyzer.render import MAX_EXACT_CHARS, Table, fmt_number
 
 
 def test_version_comes_from_the_package_metadata(capsys) -> None:
@@ -204,7 +205,7 @@ def test_long_exact_numbers_are_abbreviated_except_in_json_and_csv() -> None:
 def test_no_fork_while_other_threads_run() -> None:
     import threading
 
-    from analyzer.search.pool import process_pool
+    from analyzer.searching.pool import process_pool
 
     stop = threading.Event()
     t = threading.Thread(target=stop.wait, daemon=True)

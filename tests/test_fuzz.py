@@ -270,7 +270,6 @@ def test_lp_sequence_matches_filling_over_the_whole_range(profile: str, policy: 
 # ------------------------------------------------------------- properties
 @pytest.mark.parametrize("profile", PROFILES)
 def test_property_checks_do_not_crash_on_fuzzed_instances(profile: str) -> None:
-    pytest.importorskip("analyzer.check", reason="analyzer.check (property checks) not merged yet")
     from analyzer.properties import available_properties, get_property
 
     props = sorted(available_properties())

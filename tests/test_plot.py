@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from analyzer.cli import main
-from analyzer.plot import PlotSeries, discrete_shares, plot_allocations, plot_format, series
+from analyzer.figure import plot_format
+from analyzer.plot import PlotSeries, discrete_shares, plot_allocations, series
 from models import Instance, get_policy
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,8 @@ import pytest
 from test_cli import PAPER, run
 
 from analyzer import Instance, solve
-from analyzer.plot import LEGEND_MAX_USERS, plot_allocations
+from analyzer.figure import LEGEND_MAX_USERS
+from analyzer.plot import plot_allocations
 
 
 def png_size(path: Path) -> tuple[int, int]:

@@ -94,10 +94,11 @@ def test_wrong_active_set_is_rejected_and_neighbours_found() -> None:
     x = CEEI.solve(inst).x
     first, _ = guess_active_set(inst, x)
     assert first == ActiveSet(binding=(0, 1), capped=())
-    from proofs.ceei_exact import _data, _solve_active_set
+    from proofs.ceei_exact.active_set import exact_data
+    from proofs.ceei_exact.groebner import solve_active_set
 
     wrong = ActiveSet(binding=(0,), capped=())
-    assert _solve_active_set(_data(inst), wrong, x, (inst.users, inst.resources)) is None
+    assert solve_active_set(exact_data(inst), wrong, x, (inst.users, inst.resources)) is None
 
 
 def test_real_algebraic_signs_are_exact() -> None:

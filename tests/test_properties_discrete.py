@@ -13,8 +13,6 @@ from analyzer import Instance, check, progressive_filling
 from models import PolicyError
 from tests.strategies import random_instance
 
-pytest.importorskip("analyzer.discrete")
-
 ALL = ["sharing-incentive", "envy-freeness", "pareto-efficiency", "strategy-proofness",
        "population-monotonicity", "resource-monotonicity"]
 

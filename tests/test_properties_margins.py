@@ -4,11 +4,14 @@ tolerance) where the property holds."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from analyzer import Instance, check
-from analyzer.properties import available_properties, get_property
+from analyzer import Instance, check, search
+from analyzer.properties import PROPERTIES, Property, available_properties, get_property, register_property
+from models import PolicyError
 from models.tolerances import COMPARE_RTOL
 from tests.strategies import random_instance
 
@@ -35,3 +38,66 @@ def test_every_property_has_a_margin_and_it_agrees_with_drf_holding() -> None:
             mg = prop.margin("drf", inst)
             if check("drf", inst, prop) is None:
                 assert mg >= -COMPARE_RTOL, (name, inst.describe(), mg)
+
+
+class _NoMargin(Property):
+    """Test-only: defines no margin."""
+
+    name = "test-no-margin"
+
+    def check(self, policy, instance, mode="continuous"):
+        return None
+
+
+def test_margin_is_a_declared_hook_with_a_default() -> None:
+    """The search asks :attr:`Property.has_margin` and calls
+    :meth:`Property.margin`; a property without one gets ``inf`` and no
+    optimisation phase: its whole budget goes to the instance stream."""
+    assert all(cls.has_margin for cls in available_properties().values())
+    assert not _NoMargin.has_margin
+    paper = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
+    assert _NoMargin().margin("drf", paper) == math.inf
+    register_property(_NoMargin)
+    try:
+        r = search("drf", "test-no-margin", budget=120, seed=0, workers=1)
+    finally:
+        PROPERTIES.unregister(_NoMargin.name)
+    assert r.holds is True and r.instances == 120
+    assert r.generated - r.unsupported - r.not_applicable == 120
+
+
+def test_properties_registry_unregisters_and_suggests() -> None:
+    register_property(_NoMargin)
+    assert "test-no-margin" in available_properties()
+    PROPERTIES.unregister("test-no-margin")
+    assert "test-no-margin" not in available_properties()
+    with pytest.raises(PolicyError, match="did you mean 'envy-freeness'"):
+        get_property("Envy-Freenes")
+    assert get_property(" Envy-Freeness ").name == "envy-freeness"
+
+
+def test_property_declares_every_attribute_the_search_and_tables_use() -> None:
+    """Nothing is looked up on a property with ``getattr``: every
+    ``prop.<name>`` the search engine, the tables and ``check`` use is
+    declared on :class:`Property` (so a new property sees the whole
+    interface, with defaults, in one class)."""
+    import ast
+    from pathlib import Path
+
+    import analyzer
+
+    root = Path(analyzer.__file__).parent
+    files = [*sorted((root / "searching").glob("*.py")), root / "table.py", root / "checking.py"]
+    used: set[str] = set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute):
+                owner = node.value
+                if (isinstance(owner, ast.Name) and owner.id == "prop") or (
+                        isinstance(owner, ast.Attribute) and owner.attr == "prop"):
+                    used.add(node.attr)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+                target = node.args[0]
+                assert not (isinstance(target, ast.Name) and target.id == "prop"), f"{path}: getattr on a property"
+    assert {"applies", "check", "margin", "has_margin", "screen_many", "name"} <= used
+    assert all(hasattr(Property, name) or name in Property.__annotations__ for name in used), used

@@ -94,12 +94,7 @@ def test_single_resource_fairness_catches_an_unfair_policy() -> None:
     assert v.message == "u1 gets 0 tasks; max-min on r0 gives it 3"
 
 
-def test_discrete_mode_needs_the_discrete_module() -> None:
+def test_unknown_mode_is_a_policy_error() -> None:
     inst = Instance.from_exact([9, 18], [[1, 4], [3, 1]])
-    try:
-        import analyzer.discrete  # noqa: F401
-    except ImportError:
-        with pytest.raises(PolicyError, match="discrete mode needs analyzer.discrete"):
-            check("drf", inst, "population-monotonicity", mode="discrete")
     with pytest.raises(PolicyError, match="mode"):
         check("drf", inst, "population-monotonicity", mode="fuzzy")

@@ -11,8 +11,8 @@ from analyzer import search
 from analyzer.properties import get_property
 from analyzer.properties._batch import numeric_batch
 from analyzer.properties._common import Evaluator
-from analyzer.search import engine
-from analyzer.search.engine import make_cell
+from analyzer.searching import checks
+from analyzer.searching.instance_stream import make_cell
 from models import get_policy
 
 CELLS = [
@@ -29,7 +29,7 @@ CELLS = [
 
 
 def _outcome(policy: str, prop: str, batched: bool, monkeypatch: pytest.MonkeyPatch, **kw: object) -> dict:
-    monkeypatch.setattr(engine, "BATCH_SCREEN", batched)
+    monkeypatch.setattr(checks, "BATCH_SCREEN", batched)
     return search(policy, prop, seed=3, **kw).outcome()
 
 
@@ -77,7 +77,7 @@ def test_screen_flags_every_violation() -> None:
 def test_strategy_proofness_lockstep_screen_equals_single_screens(policy: str, cls: str | None) -> None:
     """The lockstep screen of many instances flags exactly the instances
     whose one-at-a-time numeric search finds a paying report."""
-    from analyzer.properties.strategy_proofness import _drive
+    from analyzer.properties._screen_steps import drive
 
     cell = make_cell(policy, "strategy-proofness", 400, 0, cls, "continuous")
     prop, pol = cell.prop, cell.policy
@@ -85,5 +85,5 @@ def test_strategy_proofness_lockstep_screen_equals_single_screens(policy: str, c
              if pol.supports(inst) is None and prop.applies(inst) is None]
     flags = prop.screen_many(pol, insts, "continuous")
     ev = Evaluator(pol)
-    single = [inst.m > 1 and bool(_drive(ev, inst, prop._for(ev)._screen(ev, inst))[1]) for inst in insts]
+    single = [inst.m > 1 and bool(drive(ev, inst, prop._for(ev)._screen(ev, inst))[1]) for inst in insts]
     assert list(flags) == single

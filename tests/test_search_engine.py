@@ -10,9 +10,9 @@ import pytest
 
 from analyzer import search
 from analyzer.properties import Property, Violation, get_property, register_property
-from analyzer.properties.base import _PROPERTIES
-from analyzer.search import InstanceClass, SearchResult
-from analyzer.search.engine import OPT_FRACTION
+from analyzer.properties.base import PROPERTIES
+from analyzer.searching import InstanceClass, SearchResult
+from analyzer.searching.optimise import OPT_FRACTION
 from models import register
 from models.filling import FillingPolicy
 from models.policy import POLICIES
@@ -87,7 +87,7 @@ def _registered():
     register(TwoUsersOnly)
     yield
     for p in (Window, Rare, OnlyOneResource):
-        _PROPERTIES.pop(p.name, None)
+        PROPERTIES.unregister(p.name)
     POLICIES.unregister(TwoUsersOnly.name)
 
 

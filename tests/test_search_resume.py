@@ -15,9 +15,9 @@ import pytest
 
 from analyzer import property_table, search
 from analyzer.properties import Property, get_property, register_property
-from analyzer.properties.base import _PROPERTIES
-from analyzer.search import stream
-from analyzer.search.stream import read_records
+from analyzer.properties.base import PROPERTIES
+from analyzer.searching import stream
+from analyzer.searching.stream import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +44,7 @@ def _registered(monkeypatch):
     monkeypatch.setattr(stream, "CHECKPOINT_SECONDS", 0.0)
     yield
     Interruptible.STOP_AT = None
-    _PROPERTIES.pop(Interruptible.name, None)
+    PROPERTIES.unregister(Interruptible.name)
 
 
 @pytest.mark.parametrize("policy", ["drf", "asset"])

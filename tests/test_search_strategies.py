@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from analyzer.search import (
+from analyzer.searching import (
     InstanceClass,
     grid,
     log_uniform,
@@ -17,7 +17,7 @@ from analyzer.search import (
     shared_dominant,
     uniform,
 )
-from analyzer.search.shrink import shrink, size
+from analyzer.searching.shrinking import shrink, size
 
 
 def _key(inst):
@@ -111,7 +111,7 @@ def test_instance_class_parse_and_names():
 
 def test_shrink_reaches_a_minimal_failing_instance():
     # "fails" while some user demands at least 3 of a resource and there are 2+ users
-    from analyzer.search.strategies import build
+    from analyzer.searching.strategies import build
 
     def fails(inst):
         return "v" if inst.n >= 2 and any(v >= 3 for r in inst.demands_exact for v in r) else None
@@ -128,7 +128,7 @@ def test_shrink_reaches_a_minimal_failing_instance():
 def test_shrink_makes_fractional_data_integer():
     from fractions import Fraction
 
-    from analyzer.search.strategies import build
+    from analyzer.searching.strategies import build
 
     start = build([Fraction(7, 2), Fraction(9, 4)], [[Fraction(1, 2), 1], [1, Fraction(3, 4)]])
     inst, v, _ = shrink(start, lambda i: "v" if i.n == 2 and i.m == 2 else None, InstanceClass())

@@ -80,9 +80,8 @@ def test_tie_break_random_is_seeded() -> None:
 def test_steady_state_equals_progressive_filling(policy: str) -> None:
     machines = [{"count": 3, "cpu": 4, "mem": 6}, {"count": 2, "cpu": 8, "mem": 3}]
     demands = {"u0": (1, 2), "u1": (2, 1), "u2": (1, 1), "u3": (3, 1)}
-    jobs = [
-        {"user": u, "tasks": 1000, "demand": {"cpu": c, "mem": m}, "duration": 100} for u, (c, m) in demands.items()
-    ]
+    jobs = [{"user": u, "tasks": 1000, "demand": {"cpu": c, "mem": m}, "duration": 100}
+            for u, (c, m) in demands.items()]
     r = simulate(wl(jobs, machines), policy, aware="all")
     inst = {"resources": {"cpu": 28, "mem": 24}, "machines": machines,
             "users": {u: {"demand": {"cpu": c, "mem": m}} for u, (c, m) in demands.items()}}
@@ -163,22 +162,17 @@ def test_interrupt_keeps_what_was_simulated() -> None:
 
 
 # ---------------------------------------------------------------- bad input
-@pytest.mark.parametrize(
-    ("data", "field"),
-    [
-        ({"jobs": []}, "machines"),
-        (wl([]), "jobs"),
-        (wl([{"user": "a", "tasks": 1, "demand": {"cpu": -1}, "duration": 1}]), "jobs[0].demand.cpu"),
-        (wl([{"user": "a", "tasks": 1.5, "demand": {"cpu": 1}, "duration": 1}]), "jobs[0].tasks"),
-        (wl([{"user": "a", "tasks": 1, "demand": {"gpu": 1}, "duration": 1}]), "jobs[0].demand.gpu"),
-        (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": []}]), "jobs[0].duration"),
-        (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": 1, "colour": 1}]), "jobs[0].colour"),
-        (
-            wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": 1}], [{"count": 0, "cpu": 1}]),
-            "machines[0].count",
-        ),
-    ],
-)
+@pytest.mark.parametrize(("data", "field"), [
+    ({"jobs": []}, "machines"),
+    (wl([]), "jobs"),
+    (wl([{"user": "a", "tasks": 1, "demand": {"cpu": -1}, "duration": 1}]), "jobs[0].demand.cpu"),
+    (wl([{"user": "a", "tasks": 1.5, "demand": {"cpu": 1}, "duration": 1}]), "jobs[0].tasks"),
+    (wl([{"user": "a", "tasks": 1, "demand": {"gpu": 1}, "duration": 1}]), "jobs[0].demand.gpu"),
+    (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": []}]), "jobs[0].duration"),
+    (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": 1, "colour": 1}]), "jobs[0].colour"),
+    (wl([{"user": "a", "tasks": 1, "demand": {"cpu": 1}, "duration": 1}], [{"count": 0, "cpu": 1}]),
+     "machines[0].count"),
+])
 def test_bad_workload(data: dict, field: str) -> None:
     with pytest.raises(InstanceError, match=field.replace("[", r"\[").replace("]", r"\]")):
         simulate(data)
@@ -313,18 +307,6 @@ def test_batching_matches_one_task_per_decision(seed: int) -> None:
     a, b = simulate(w, "drf"), simulate(w, "drf", batch=False)
     assert [(j.job, j.start, j.finish) for j in a.jobs] == [(j.job, j.start, j.finish) for j in b.jobs]
     assert a.stats["decisions"] <= b.stats["decisions"]
-
-
-@pytest.mark.parametrize("policy", ["drf", "asset"])
-def test_level_jumps_match_one_task_per_decision(policy: str) -> None:
-    rng = np.random.default_rng(7)
-    jobs = [{"user": f"u{k % 5}", "arrival": int(rng.integers(0, 50)), "tasks": int(rng.integers(100, 600)),
-             "demand": {"cpu": int(rng.integers(1, 4)), "mem": int(rng.integers(1, 6))},
-             "duration": [int(v) for v in rng.integers(5, 30, size=3)]} for k in range(12)]
-    w = wl(jobs, [{"count": 1, "cpu": 200, "mem": 300}])
-    a, b = simulate(w, policy), simulate(w, policy, batch=False)
-    assert [(j.job, j.start, j.finish) for j in a.jobs] == [(j.job, j.start, j.finish) for j in b.jobs]
-    assert a.stats["jumps"] > 0 and b.stats["jumps"] == 0 and a.stats["decisions"] < b.stats["decisions"]
 
 
 def test_trace_lookahead_counts_late_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""Scenario keys of the production variants (models/instance.py Extensions): validation,
+"""Scenario keys of the production variants (models/extensions.py Extensions): validation,
 round trips, and what the paper's policies do with them."""
 
 from __future__ import annotations

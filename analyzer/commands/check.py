@@ -10,12 +10,14 @@ from ..cli import (
     EXIT_OK,
     EXIT_VIOLATION,
     add_file_argument,
+    add_format_option,
     add_solver_options,
     load_instance,
     solver_context,
     write_out,
 )
-from ..render import to_json
+from ..formats import Document, render
+from ..render import Table
 
 if TYPE_CHECKING:
     from ..properties.base import Violation
@@ -28,7 +30,7 @@ def register(sub: Any) -> None:
     p.add_argument("--property", required=True, help="property name (see `fairalloc properties`)")
     p.add_argument("--mode", choices=("continuous", "discrete"), default="continuous",
                    help="continuous tasks (default) or whole tasks by progressive filling")
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    add_format_option(p)
     add_solver_options(p)
     p.set_defaults(run=run)
 
@@ -36,7 +38,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from models import get_policy
 
-    from ..check import check
+    from ..checking import check
     from ..properties import get_property
 
     inst = load_instance(args.file)
@@ -45,21 +47,31 @@ def run(args: argparse.Namespace) -> int:
     skipped = prop.applies(inst)
     with solver_context(args):
         v = check(pol, inst, prop, mode=args.mode)
-    if args.format == "json":
-        out: dict[str, Any] = {"policy": pol.label, "property": prop.name, "mode": args.mode,
-                               "holds": v is None, "applies": skipped is None}
-        if skipped is not None:
-            out["reason"] = skipped
-        if v is not None:
-            out["violation"] = v.to_dict()
-        write_out(to_json(out))
-    elif v is not None:
-        write_out(violation_text(v))
-    elif skipped is not None:
-        write_out(f"{prop.name}: does not apply to this instance ({skipped}); holds on this instance vacuously\n")
-    else:
-        write_out(f"{prop.name} holds on this instance for {pol.label} ({args.mode})\n")
+    out: dict[str, Any] = {"policy": pol.label, "property": prop.name, "mode": args.mode,
+                           "holds": v is None, "applies": skipped is None}
+    if skipped is not None:
+        out["reason"] = skipped
+    if v is not None:
+        out["violation"] = v.to_dict()
+    write_out(render(check_document(out, v), args.format))
     return EXIT_VIOLATION if v is not None else EXIT_OK
+
+
+def check_document(out: dict[str, Any], v: Violation | None) -> Document:
+    """The verdict as a field/value table, as JSON data and, in text, as
+    the sentence (or the violation's three lines) people read."""
+    rows = [[k, out[k]] for k in ("policy", "property", "mode", "holds", "applies", "reason") if k in out]
+    if v is not None:
+        rows += [["violation", v.message], ["user", v.user], ["exact", v.exact],
+                 ["instance", v.instance.describe()]]
+    if v is not None:
+        text = violation_text(v)
+    elif not out["applies"]:
+        text = (f"{out['property']}: does not apply to this instance ({out['reason']}); "
+                "holds on this instance vacuously\n")
+    else:
+        text = f"{out['property']} holds on this instance for {out['policy']} ({out['mode']})\n"
+    return Document([Table("Check", ["field", "value"], rows)], data=lambda: out, own={"text": lambda: text})
 
 
 def violation_text(v: Violation) -> str:

@@ -8,27 +8,28 @@ import argparse
 from typing import Any
 
 from ..cli import add_file_argument, add_format_option, load_instance, write_out
-from ..render import Table, render_tables, to_json
+from ..formats import Document, render
+from ..render import Table
 
 #: Picks are listed in full up to this many runs; longer orders are summarised.
 MAX_PICK_RUNS_SHOWN = 40
 
 
 def register(sub: Any) -> None:
-    from models.discrete import ON_FULL, PLACEMENTS, TIE_BREAK_HELP, TIE_BREAKS
+    from models.discrete import ON_FULL, PLACEMENTS, TIE_BREAKS
 
     p = sub.add_parser(
         "discrete", help="discrete progressive filling (whole tasks, machines) vs the continuous solution"
     )
     add_file_argument(p, "; [[machines]] are used when present")
     p.add_argument("--policy", default="drf", help="policy (default: drf; any filling policy, e.g. asset)")
-    p.add_argument("--tie-break", default=None, choices=list(TIE_BREAKS),
+    p.add_argument("--tie-break", default=None, choices=TIE_BREAKS.names(),
                    help="who goes first among equal shares (default: the policy's, largest-task for drf and asset); "
-                        + "; ".join(f"{k}: {v}" for k, v in TIE_BREAK_HELP.items()))
+                        + "; ".join(f"{k}: {tb.help}" for k, tb in TIE_BREAKS.items()))
     p.add_argument("--on-full", default="stop", choices=list(ON_FULL),
                    help="stop at the first chosen task that does not fit (the paper's pseudo-code), "
                         "or skip that user and go on (default: stop)")
-    p.add_argument("--placement", default="first-fit", choices=sorted(PLACEMENTS),
+    p.add_argument("--placement", default="first-fit", choices=PLACEMENTS.names(),
                    help="how tasks are put on machines (default: first-fit)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default: 0)")
     add_format_option(p)
@@ -37,16 +38,13 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
 
-    from ..discrete import compare
+    from ..discrete_comparison import compare
 
     inst = load_instance(args.file)
     cmp = compare(inst, args.policy, tie_break=args.tie_break, on_full=args.on_full,
                   placement=args.placement, seed=args.seed)
-    if args.format == "json":
-        write_out(to_json(cmp.to_dict()))
-        return 0
     tables, notes = comparison_tables(cmp)
-    write_out(render_tables(tables, args.format, notes))
+    write_out(render(Document(tables, notes, cmp.to_dict), args.format))
     return 0
 
 
@@ -94,6 +92,17 @@ def comparison_tables(cmp: Any) -> tuple[list[Table], list[str]]:
             ["machines", "count", *inst.users],
             [[label, count, *[slot.get(u, 0) for u in inst.users]] for label, count, slot in group_machines(disc)],
         ))
+    return tables, comparison_notes(cmp)
+
+
+def comparison_notes(cmp: Any) -> list[str]:
+    """The notes under the tables of ``fairalloc discrete``: settings,
+    picks, failures, the Theorem 7 caveat, stranded machines and the
+    witnesses of the properties that fail."""
+    inst = cmp.instance
+    disc = cmp.discrete
+    f = disc.fill
+    t7 = cmp.theorem7
     notes = [f"tie-break {f.tie_break}, on full: {f.on_full}, placement {f.placement}, "
              f"{f.decisions} heap decisions"]
     if f.runs is not None:
@@ -114,7 +123,7 @@ def comparison_tables(cmp: Any) -> tuple[list[Table], list[str]]:
                 notes.append(f"{name} fails ({side}): {o.witness}")
     if cmp.continuous.message:
         notes.append(f"continuous: {cmp.continuous.message}")
-    return tables, notes
+    return notes
 
 
 def group_machines(disc: Any) -> list[tuple[str, int, dict[str, int]]]:

@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from ..cli import add_format_option, write_out
-from ..render import Table, render_tables, to_json
+from ..formats import Document, render
+from ..render import Table
 
 
 def register(sub: Any) -> None:
@@ -19,13 +20,11 @@ def run(args: argparse.Namespace) -> int:
     from models import available
 
     reg = available()
-    if args.format == "json":
-        write_out(to_json({name: {"description": cls.description, "source": cls.source,
-                                  "parameters": dict(cls.parameters)} for name, cls in reg.items()}))
-        return 0
     rows = []
     for name, cls in reg.items():
         params = ", ".join(f"{k}={v}" for k, v in cls.parameters.items())
         rows.append([name + (f" [{params}]" if params else ""), cls.description])
-    write_out(render_tables([Table("Policies", ["policy", "description"], rows)], args.format))
+    data = {name: {"description": cls.description, "source": cls.source, "parameters": dict(cls.parameters)}
+            for name, cls in reg.items()}
+    write_out(render(Document([Table("Policies", ["policy", "description"], rows)], data=lambda: data), args.format))
     return 0

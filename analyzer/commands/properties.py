@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from ..cli import add_format_option, write_out
-from ..render import Table, render_tables, to_json
+from ..formats import Document, render
+from ..render import Table
 
 
 def register(sub: Any) -> None:
@@ -20,10 +21,8 @@ def run(args: argparse.Namespace) -> int:
 
     reg = available_properties()
     names = list(reg)  # the paper's Table 2 order
-    if args.format == "json":
-        write_out(to_json({n: {"title": reg[n].title, "definition": reg[n].summary, "source": reg[n].source}
-                           for n in names}))
-        return 0
     rows = [[n, reg[n].summary, reg[n].source] for n in names]
-    write_out(render_tables([Table("Properties", ["property", "definition", "source"], rows)], args.format))
+    data = {n: {"title": reg[n].title, "definition": reg[n].summary, "source": reg[n].source} for n in names}
+    table = Table("Properties", ["property", "definition", "source"], rows)
+    write_out(render(Document([table], data=lambda: data), args.format))
     return 0

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_VIOLATION, fail, write_out
-from ..render import to_json
+from ..cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_VIOLATION, add_format_option, fail, write_out
+from ..formats import Document, render
+from ..render import Table
 
 #: Exit code by proof status.
 EXIT_CODES = {"proved": EXIT_OK, "counterexample": EXIT_VIOLATION, "unknown": EXIT_SOLVER}
@@ -27,7 +28,7 @@ def register(sub: Any) -> None:
                    help="demand entries all > 0 (default) or >= 0 with zeros allowed")
     p.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds for the whole proof (default: 60)")
     p.add_argument("--workers", type=int, default=None, help="processes solving cases in parallel (default: CPUs)")
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    add_format_option(p)
     p.set_defaults(run=run)
 
 
@@ -38,13 +39,25 @@ def run(args: argparse.Namespace) -> int:
 
     r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain,
               timeout=args.timeout, workers=args.workers)
-    if args.format == "json":
-        write_out(to_json(r.to_dict()))
-    else:
-        write_out(text(r))
+    write_out(render(proof_document(r), args.format))
     if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
         return fail("interrupted: the cases decided so far are listed above", EXIT_INTERRUPTED)
     return EXIT_CODES[r.status]
+
+
+def proof_document(r: Any) -> Document:
+    """The verdict and the cases as tables, as JSON data and, in text, as
+    :func:`text` writes them."""
+    verdict = [["status", r.status], ["policy", r.policy], ["property", r.property],
+               ["size", f"{r.users} users x {r.resources} resources"], ["domain", r.domain],
+               ["seconds", round(r.seconds, 3)], ["note", r.note]]
+    if r.counterexample is not None:
+        verdict += [["counterexample", r.counterexample.instance.describe()],
+                    ["violation", r.counterexample.message]]
+    cases = [[c.label, c.status, round(c.seconds, 3), c.reason] for c in r.cases]
+    return Document([Table("Proof", ["field", "value"], verdict),
+                     Table("Cases", ["case", "status", "seconds", "reason"], cases)],
+                    data=r.to_dict, own={"text": lambda: text(r)})
 
 
 def text(r: Any) -> str:

@@ -19,8 +19,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..render import to_json
-    from ..search.engine import search
+    from ..searching.engine import search
     from ..table import DEFAULT_BUDGET
 
     budget = checked_budget(args.budget, DEFAULT_BUDGET)
@@ -38,16 +37,15 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"interrupted after {bar.n} instances{where}", EXIT_INTERRUPTED)
     finally:
         bar.close()
-    if args.format == "json":
-        write_out(to_json(result.to_dict()))
-    else:
-        write_out(render_result(result, args.format))
+    write_out(render_result(result, args.format))
     return EXIT_VIOLATION if result.counterexample is not None else EXIT_OK
 
 
 def render_result(result: Any, fmt: str) -> str:
-    """The result as a small table (property, policy, outcome, evidence)."""
-    from ..render import Table, render_tables
+    """The result as a small table (property, policy, outcome, evidence);
+    in text, the counterexample's scenario file follows it."""
+    from ..formats import Document, render
+    from ..render import Table
 
     v = result.counterexample
     rows = [["policy", result.policy], ["property", result.property],
@@ -59,8 +57,8 @@ def render_result(result: Any, fmt: str) -> str:
                  ["exact", v.exact], ["found in", result.found_in or ""]]
     if result.errors:
         rows.append(["solver errors", f"{result.errors} (first: {result.error})"])
-    out = render_tables([Table("Search", ["field", "value"], rows)], fmt)
-    if v is not None and fmt == "text":
-        out += "\n" + v.instance.to_toml()
+    doc = Document([Table("Search", ["field", "value"], rows)], data=result.to_dict)
+    if v is not None:
+        doc.own = {"text": lambda: render(Document(doc.tables), "text") + "\n" + v.instance.to_toml()}
     sys.stdout.flush()
-    return out
+    return render(doc, fmt)

@@ -7,7 +7,8 @@ import argparse
 from typing import Any
 
 from ..cli import UsageError, add_format_option, write_out
-from ..render import Table, render_tables, to_json
+from ..formats import Document, render
+from ..render import Table
 
 #: Violations listed in full (the rest are counted).
 MAX_VIOLATIONS_SHOWN = 10
@@ -105,11 +106,8 @@ def run(args: argparse.Namespace) -> int:
         from ..simulation.plot import plot_simulations
 
         plot_simulations(results, args.plot)
-    if args.format == "json":
-        write_out(to_json({"simulations": [r.to_dict() for r in results]}))
-    else:
-        tables, notes = simulation_tables(results)
-        write_out(render_tables(tables, args.format, notes))
+    tables, notes = simulation_tables(results)
+    write_out(render(Document(tables, notes, lambda: {"simulations": [r.to_dict() for r in results]}), args.format))
     return 0
 
 

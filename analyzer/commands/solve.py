@@ -15,7 +15,8 @@ from ..cli import (
     split_list,
     write_out,
 )
-from ..render import Table, render_tables, to_json
+from ..formats import Document, render
+from ..render import Table
 
 DEFAULT_POLICIES = "drf,asset,ceei"
 
@@ -50,25 +51,28 @@ def run(args: argparse.Namespace) -> int:
         from proofs import explain
 
         explanations = [explain(pol, a) for pol, a in zip(policies, allocs, strict=True)]
-    if args.format == "json":
-        out = [a.to_dict() for a in allocs]
-        for entry, lines in zip(out, explanations, strict=False):
-            entry["explanation"] = lines
-        write_out(to_json({"instance": inst.to_dict(), "allocations": out}))
-        return 0
-    if args.format == "csv":  # one tidy table: a row per policy x user x resource
-        from ..render import csv_table
-
-        tidy = [a.tidy() for a in allocs]
-        write_out(csv_table(tidy[0][0], [row for _, rows in tidy for row in rows]))
-        return 0
     tables, notes = allocation_tables(inst, allocs)
     if explanations:
         tables.append(Table("Why each allocation is optimal", ["policy", "argument"],
                             [[a.policy, line] for a, lines in zip(allocs, explanations, strict=True)
                              for line in lines]))
-    write_out(render_tables(tables, args.format, notes))
+
+    def data() -> dict[str, Any]:
+        out = [a.to_dict() for a in allocs]
+        for entry, lines in zip(out, explanations, strict=False):
+            entry["explanation"] = lines
+        return {"instance": inst.to_dict(), "allocations": out}
+
+    write_out(render(Document(tables, notes, data, own={"csv": lambda: tidy_csv(allocs)}), args.format))
     return 0
+
+
+def tidy_csv(allocs: list[Any]) -> str:
+    """One tidy CSV table: a row per policy x user x resource."""
+    from ..formats.csv_format import csv_table
+
+    tidy = [a.tidy() for a in allocs]
+    return csv_table(tidy[0][0], [row for _, rows in tidy for row in rows])
 
 
 def allocation_tables(inst: Any, allocs: list[Any]) -> tuple[list[Table], list[str]]:

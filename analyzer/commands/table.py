@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     bar = progress_bar(len(job.cells), "cell", args.quiet, "table")
     job.on_cell = lambda r: bar.update(1)
-    from ..search.dask_backend import SchedulerError
+    from ..searching.dask_backend import SchedulerError
 
     try:
         with quiet_numeric_warnings():

@@ -7,7 +7,8 @@ import argparse
 from typing import Any
 
 from ..cli import UsageError, add_format_option, load_instance, split_list, write_out
-from ..render import Table, render_tables, to_json
+from ..formats import Document, render
+from ..render import Table
 
 
 def register(sub: Any) -> None:
@@ -56,19 +57,22 @@ def run(args: argparse.Namespace) -> int:
         for name in names:
             get_discrete_policy(name)  # an unknown name is an error, not an "n/a" row
         outs = side_by_side(inst, names, on_full=args.on_full)
-    if args.format == "json":
-        write_out(to_json({"instance": inst.to_dict(), "on_full": args.on_full,
-                           "tasks": {o.policy: (dict(zip(inst.users, o.tasks, strict=True)) if o.tasks else None)
-                                     for o in outs},
-                           "not_applicable": {o.policy: o.reason for o in outs if o.tasks is None}}))
-        return 0
-    table = Table(f"Whole tasks per user (on full: {args.on_full}) -- {inst.describe()}",
+    write_out(render(outcome_document(inst, outs, args.on_full, notes), args.format))
+    return 0
+
+
+def outcome_document(inst: Any, outs: list[Any], on_full: str, notes: list[str]) -> Document:
+    """The variants' whole tasks per user: a table (a row per policy) and
+    the JSON data."""
+    table = Table(f"Whole tasks per user (on full: {on_full}) -- {inst.describe()}",
                   ["policy", *inst.users],
                   [[o.policy, *(o.tasks if o.tasks is not None else ["n/a"] * inst.n)] for o in outs])
-    notes += [f"{o.policy}: {o.reason}" for o in outs if o.tasks is None]
+    notes = notes + [f"{o.policy}: {o.reason}" for o in outs if o.tasks is None]
     top, per_user = inst.extensions.to_dict_parts(inst.resources)
     extras = [f"{k} = {v}" for k, v in top.items()] + [f"{u}: {e}" for u, e in per_user.items()]
     if extras:
         notes.append("scenario extras: " + "; ".join(extras))
-    write_out(render_tables([table], args.format, notes))
-    return 0
+    return Document([table], notes, lambda: {
+        "instance": inst.to_dict(), "on_full": on_full,
+        "tasks": {o.policy: (dict(zip(inst.users, o.tasks, strict=True)) if o.tasks else None) for o in outs},
+        "not_applicable": {o.policy: o.reason for o in outs if o.tasks is None}})

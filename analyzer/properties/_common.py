@@ -320,11 +320,6 @@ class Evaluator:
         )
 
 
-def exact_row(values: Sequence[Any]) -> list[str]:
-    """A vector as exact strings."""
-    return [as_exact_str(v) for v in values]
-
-
 def per_user(instance: Instance, values: Sequence[Any]) -> dict[str, str]:
     """``{user: "p/q"}`` for a per-user vector."""
     return {u: as_exact_str(v) for u, v in zip(instance.users, values, strict=True)}

@@ -15,15 +15,15 @@ candidate must clear a margin far above solver noise
 (:data:`~models.tolerances.NUMERIC_CONFIRM_RTOL`) and the violation says it
 is not exact (``exact=False``).
 
-Every property also has ``margin(policy, instance, mode)``: a float that is
-negative when the numeric screen sees a violation, used by the search to
-steer (never to decide).
+A property may also define ``margin(policy, instance, mode)``: a float that
+is negative when the numeric screen sees a violation, used by the search to
+steer its optimisation phase (never to decide). Everything the search and
+the tables call on a property is declared on :class:`Property`.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from models import Allocation, Instance, Policy, PolicyError, get_policy
-from models.errors import did_you_mean
+from models.registry import Registry
 
 #: The settings a property can be checked in.
 CONTINUOUS = "continuous"
@@ -117,6 +117,14 @@ class Property(ABC):
     #: Position in listings and tables (the paper's Table 2 order; user
     #: properties come after the built-in ones).
     order: ClassVar[int] = 100
+    #: Whether the class defines its own :meth:`margin`; set for every
+    #: subclass from its definition (the search optimises the margin only
+    #: then).
+    has_margin: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.has_margin = cls.margin is not Property.margin
 
     def applies(self, instance: Instance) -> str | None:
         """``None`` when the property says something about ``instance``;
@@ -127,6 +135,19 @@ class Property(ABC):
     @abstractmethod
     def check(self, policy: Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         """An exactly verified violation on ``instance``, or ``None``."""
+
+    def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
+        """Numeric violation margin on ``instance``: ``>= 0`` when the
+        property holds numerically, ``< 0`` when violated, scaled relative to
+        the quantities compared. The search minimises it from its near misses
+        (its optimisation phase) and sends an instance with a negative margin
+        to :meth:`check`, which alone decides.
+
+        The default, for a property without a margin (:attr:`has_margin`
+        false), is ``inf``: nothing to steer by, and the search skips its
+        optimisation phase.
+        """
+        return math.inf
 
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Which of ``instances`` may violate the property: a boolean mask,
@@ -190,8 +211,7 @@ def allocate(policy: str | Policy, instance: Instance, mode: str = CONTINUOUS, e
     Raises
     ------
     PolicyError
-        For an unknown mode, or discrete mode before :mod:`analyzer.discrete`
-        exists.
+        For an unknown mode.
 
     Examples
     --------
@@ -204,35 +224,26 @@ def allocate(policy: str | Policy, instance: Instance, mode: str = CONTINUOUS, e
         from ..api import solve
 
         return solve(instance, policy, exact=exact)
-    try:
-        from ..discrete import progressive_filling
-    except ImportError:
-        raise PolicyError("discrete mode needs analyzer.discrete (progressive filling of whole tasks)") from None
+    from ..discrete import progressive_filling
+
     return progressive_filling(instance, get_policy(policy)).allocation
 
 
-_PROPERTIES: dict[str, type[Property]] = {}
-_LOADED = False
+#: The registered properties by name; the built-in modules of
+#: :mod:`analyzer.properties` are imported on first use.
+PROPERTIES: Registry[type[Property]] = Registry("property", lazy=(__package__,), error=PolicyError)
 
 
 def register_property(cls: type[Property]) -> type[Property]:
-    """Class decorator adding a property to the registry under its name."""
-    _PROPERTIES[cls.name] = cls
-    return cls
+    """Class decorator adding a property to :data:`PROPERTIES` under its
+    name (``PROPERTIES.unregister(name)`` removes it)."""
+    return PROPERTIES.register(cls.name, cls)
 
 
 def available_properties() -> dict[str, type[Property]]:
     """All registered properties by name, in the paper's Table 2 order
     (:attr:`Property.order`, then name); modules are imported on first use."""
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        from .. import properties
-
-        for info in pkgutil.iter_modules(properties.__path__):
-            if info.name != "base" and not info.name.startswith("_"):
-                importlib.import_module(f"{properties.__name__}.{info.name}")
-    return dict(sorted(_PROPERTIES.items(), key=lambda kv: (kv[1].order, kv[0])))
+    return dict(sorted(PROPERTIES.items(), key=lambda kv: (kv[1].order, kv[0])))
 
 
 def get_property(spec: str | Property) -> Property:
@@ -245,8 +256,4 @@ def get_property(spec: str | Property) -> Property:
     """
     if isinstance(spec, Property):
         return spec
-    reg = available_properties()
-    name = str(spec).strip().lower()
-    if name not in reg:
-        raise PolicyError(f"unknown property {name!r}{did_you_mean(name, reg)} (known: {', '.join(sorted(reg))})")
-    return reg[name]()
+    return PROPERTIES.get(str(spec).strip().lower())()

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
-from functools import lru_cache
-from itertools import product
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from models import Instance, Policy
-from models.tolerances import RATIONALIZE_MAX_DENOMINATOR
 
-from ._batch import fill_shares, is_filling, numeric_batch, numeric_many, shares
+from ._batch import is_filling, numeric_batch
 from ._common import Evaluator, as_exact_str, leontief_tasks, leontief_tasks_np, numeric_below, per_resource, show
+from ._lie_reports import denominators, exact_report, report_caps, report_rows, scaled_reports, simplex_grid
+from ._screen_steps import Found, Steps, drive, drive_many
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors applied to one coordinate of the true demand (inflating or
@@ -157,7 +155,7 @@ class StrategyProofness(Property):
         ev = Evaluator(policy, mode)
         if not _searchable(ev, instance):
             return float("inf")
-        grid = _drive(ev, instance, self._for(ev)._grid(ev, instance, ev.numeric(instance),
+        grid = drive(ev, instance, self._for(ev)._grid(ev, instance, ev.numeric(instance),
                                                         np.random.default_rng(self.seed)))
         return float("inf") if grid is None else -float(np.max(grid[3]))
 
@@ -165,7 +163,7 @@ class StrategyProofness(Property):
               ) -> Steps[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None]:
         """The users who might gain, and for every candidate report the user
         (``who``), direction (``S``), relative gain and the scales used
-        (a generator of fill requests, see :func:`_drive`)."""
+        (a generator of fill requests, see :func:`~._screen_steps.drive`)."""
         users = [i for i in range(instance.n) if x[i] < instance.max_tasks[i]]  # a capped user cannot gain
         if not users:
             return None
@@ -178,13 +176,13 @@ class StrategyProofness(Property):
         return users, who, S, gain, scale
 
     def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
-        x, found = _drive(ev, instance, self._screen(ev, instance))
+        x, found = drive(ev, instance, self._screen(ev, instance))
         if not found:
             return None
         xe = ev.verified(instance)
         found.sort(key=lambda f: -f[0])
         for _, i, s in found:
-            for den in _denominators():
+            for den in denominators():
                 v = self._verify(ev, instance, xe, i, s, den, integer=ev.mode == CONTINUOUS and not _scaled(ev))
                 if v is not None:
                     return v
@@ -202,13 +200,13 @@ class StrategyProofness(Property):
             return np.ones(len(instances), dtype=bool)
         me = self._for(ev)
         gens = [me._screen(ev, inst) if _searchable(ev, inst) else None for inst in instances]
-        results = _drive_many(ev.policy, list(instances), gens)
+        results = drive_many(ev.policy, list(instances), gens)
         return np.array([r is not None and bool(r[1]) for r in results], dtype=bool)
 
     def _screen(self, ev: Evaluator, instance: Instance) -> Steps[tuple[np.ndarray, list[Found]]]:
         """The numeric search: the reports (gain, user, direction) whose
         true tasks beat the truth numerically (a generator of fill
-        requests, see :func:`_drive`)."""
+        requests, see :func:`~._screen_steps.drive`)."""
         x = ev.numeric(instance)
         rng = np.random.default_rng(self.seed)
         grid = yield from self._grid(ev, instance, x, rng)
@@ -250,7 +248,7 @@ class StrategyProofness(Property):
         truth = inst.demands[i] / inst.capacity
         blocks: list[np.ndarray] = []
         if m <= 3:
-            blocks.append(_simplex_grid(m, self.grid2 if m == 2 else self.grid3))
+            blocks.append(simplex_grid(m, self.grid2 if m == 2 else self.grid3))
         else:
             blocks.append(rng.dirichlet(np.ones(m), size=self.samples))
             if (~need).any():  # also with the unneeded resources left out
@@ -269,15 +267,15 @@ class StrategyProofness(Property):
 
     def _true_tasks(self, inst: Instance, who: np.ndarray, S: np.ndarray) -> Steps[np.ndarray]:
         """True tasks of user ``who[k]`` reporting ``S[k]`` (a direction and
-        its log-scale, see :func:`_scaled_reports`; one fill request: the
+        its log-scale, see :func:`~._lie_reports.scaled_reports`; one fill request: the
         deviated demands and caps)."""
         K = len(S)
         if K == 0:
             return np.empty(0)
-        reports = _scaled_reports(inst, who, S)
+        reports = scaled_reports(inst, who, S)
         need = inst.demands[who]
         true_caps = inst.max_tasks[who]
-        caps = _report_caps(need, reports, true_caps)
+        caps = report_caps(need, reports, true_caps)
         rows = np.arange(K)
         D = np.repeat(inst.demands[None, :, :], K, axis=0)
         D[rows, who, :] = reports
@@ -297,7 +295,7 @@ class StrategyProofness(Property):
         dim = m + 1 if scaled else m
         who = np.array(users)
         u = np.hstack([np.log(np.maximum(starts[:, :m], 1.0 / (4 * max(self.grid2, self.grid3)))), starts[:, m:]])
-        cur = ((yield from self._true_tasks(inst, who, _report_rows(u))) - x[who]) / scale[who]
+        cur = ((yield from self._true_tasks(inst, who, report_rows(u))) - x[who]) / scale[who]
         moves = np.zeros((2 * dim, m + 1))
         moves[:, :dim] = np.vstack([np.eye(dim), -np.eye(dim)])
         per_round = 2 * dim + m
@@ -311,7 +309,7 @@ class StrategyProofness(Property):
             U = (u[:, None, :] + step[:, None, None] * trial_moves[None, :, :]).reshape(-1, m + 1)
             U[:, m] = np.clip(U[:, m], *lo_hi)  # scales stay in the grid's range (readable reports)
             W = np.repeat(who, per_round)
-            g = (((yield from self._true_tasks(inst, W, _report_rows(U))) - x[W]) / scale[W]).reshape(
+            g = (((yield from self._true_tasks(inst, W, report_rows(U))) - x[W]) / scale[W]).reshape(
                 len(users), per_round
             )
             best = g.argmax(axis=1)
@@ -319,12 +317,12 @@ class StrategyProofness(Property):
             u = np.where(better[:, None], U.reshape(len(users), per_round, m + 1)[np.arange(len(users)), best], u)
             cur = np.where(better, g[np.arange(len(users)), best], cur)
             step = np.where(better, step, step / 3)
-        return [(float(cur[k]), int(who[k]), _report_rows(u[k:k + 1])[0]) for k in range(len(users))]
+        return [(float(cur[k]), int(who[k]), report_rows(u[k:k + 1])[0]) for k in range(len(users))]
 
     # --------------------------------------------------------------- verify
     def _verify(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, s: np.ndarray,
                 den: int, integer: bool) -> Violation | None:
-        return self.verify_report(ev, inst, xe, i, _exact_report(inst, i, s, den, integer))
+        return self.verify_report(ev, inst, xe, i, exact_report(inst, i, s, den, integer))
 
     def verify_report(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, report: list[Fraction]
                       ) -> Violation | None:
@@ -357,89 +355,6 @@ class StrategyProofness(Property):
         )
 
 
-T = TypeVar("T")
-#: A paying report: relative gain, user, direction.
-Found = tuple[float, int, np.ndarray]
-#: A screen step by step: yields fill requests ``(demands (K, n, m), caps
-#: (K, n))`` of variants of its instance, receives ``(tasks (K, n), mode)``,
-#: returns its result.
-Steps = Generator[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, str], T]
-
-
-def _drive(ev: Evaluator, instance: Instance, steps: Steps[T]) -> T:
-    """Run a screen of one instance, each request by :func:`._batch.numeric_many`."""
-    try:
-        D, Kc = next(steps)
-        while True:
-            D, Kc = steps.send((numeric_many(ev, instance, demands=D, caps=Kc), ev.mode))
-    except StopIteration as stop:
-        return stop.value
-
-
-def _drive_many(policy: Policy, instances: list[Instance], steps: list[Steps[T] | None]) -> list[T | None]:
-    """Run the screens of many instances in lockstep (a filling policy in
-    the continuous setting): every round, the requests of all instances of
-    equal shape and weights are filled in one vectorised batch. Each
-    instance's shares are computed on its own capacities, and members of a
-    fill do not interact, so every instance gets the numbers its own
-    :func:`_drive` would."""
-    out: list[T | None] = [None] * len(instances)
-    pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-    def advance(k: int, value: tuple[np.ndarray, str] | None) -> None:
-        gen = steps[k]
-        assert gen is not None
-        try:
-            pending[k] = next(gen) if value is None else gen.send(value)
-        except StopIteration as stop:
-            out[k] = stop.value
-
-    for k, gen in enumerate(steps):
-        if gen is not None:
-            advance(k, None)
-    while pending:
-        groups: dict[tuple[int, int, bytes], list[int]] = {}
-        for k in pending:
-            inst = instances[k]
-            groups.setdefault((inst.n, inst.m, inst.weights.tobytes()), []).append(k)
-        requests = pending
-        pending = {}
-        for ks in groups.values():
-            D = np.concatenate([requests[k][0] for k in ks]).astype(float)
-            caps = np.concatenate([requests[k][1] for k in ks]).astype(float)
-            c = np.concatenate([shares(policy, np.asarray(requests[k][0], dtype=float), instances[k].capacity)
-                                for k in ks])
-            R = np.concatenate([np.broadcast_to(instances[k].capacity, (len(requests[k][0]), instances[k].m))
-                                for k in ks])
-            x = fill_shares(c, D, R, instances[ks[0]].weights, caps)
-            lo = 0
-            for k in ks:
-                hi = lo + len(requests[k][0])
-                advance(k, (x[lo:hi], CONTINUOUS))
-                lo = hi
-    return out
-
-
-@lru_cache(maxsize=16)
-def _simplex_grid(m: int, G: int) -> np.ndarray:
-    """All points ``a / G`` of the simplex with integer ``a`` (read-only)."""
-    pts = [(*a, G - sum(a)) for a in product(range(G + 1), repeat=m - 1) if sum(a) <= G]
-    grid = np.array(pts, dtype=float) / G
-    grid.setflags(write=False)
-    return grid
-
-
-def _simplex(u: np.ndarray) -> np.ndarray:
-    """Rows of log-directions mapped to the simplex (softmax)."""
-    e = np.exp(u - u.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def _report_rows(u: np.ndarray) -> np.ndarray:
-    """Rows ``(log-direction, log c)`` mapped to report rows ``(s, log c)``."""
-    return np.hstack([_simplex(u[:, :-1]), u[:, -1:]])
-
-
 def _scaled(ev: Evaluator) -> bool:
     """True when the report scale is part of the search: the policy does
     not declare scale invariance, or whole tasks are counted."""
@@ -451,59 +366,3 @@ def _searchable(ev: Evaluator, instance: Instance) -> bool:
     resource and a scale-invariant policy in the continuous setting (every
     report is the truth rescaled)."""
     return instance.m > 1 or _scaled(ev)
-
-
-def _denominators() -> list[int]:
-    """Rationalisation denominators, coarse (readable) first."""
-    out, d = [], 10
-    while d < RATIONALIZE_MAX_DENOMINATOR:
-        out.append(d)
-        d *= 10
-    return [*out, RATIONALIZE_MAX_DENOMINATOR]
-
-
-def _report_caps(need: np.ndarray, reports: np.ndarray, caps: np.ndarray) -> np.ndarray:
-    """The liar's reported cap: ``k_i max_{j: d_ij > 0} d_ij / d'_j`` (rows)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(need > 0, need / np.where(reports > 0, reports, 1.0), 0.0).max(axis=1)
-        return np.where(np.isfinite(caps), caps * ratio, np.inf)
-
-
-def _scaled_reports(inst: Instance, who: np.ndarray, S: np.ndarray) -> np.ndarray:
-    """Reports ``d'_j = c s_j R_j`` from rows ``(s, log c)``, scaled so that
-    at ``c = 1`` one reported task has the dominant share of one true task."""
-    m = inst.m
-    dom = (inst.demands[who] / inst.capacity[None, :]).max(axis=1)
-    D = S[:, :m]
-    return D * inst.capacity[None, :] * (dom * np.exp(S[:, m]) / D.max(axis=1))[:, None]
-
-
-def _exact_report(inst: Instance, i: int, s: np.ndarray, den: int, integer: bool) -> list[Fraction]:
-    """Report row ``(s, log c)`` as an exact report. When ``integer`` (the
-    scale does not matter: a scale-invariant policy in the continuous
-    setting) ``s`` is rationalised with denominators up to ``den``,
-    ``d'_j = s_j R_j`` scaled to the true task's dominant share (see
-    :func:`_scaled_reports`) and rescaled to coprime integers for
-    readability; otherwise every coordinate of the float report is
-    rationalised with denominators up to ``den``. Needed resources stay
-    positive; unneeded ones may be zero."""
-    need = inst.demands_exact[i]
-    if not integer:
-        report = _scaled_reports(inst, np.array([i]), np.asarray(s, dtype=float)[None, :])[0]
-        q = [Fraction(float(v)).limit_denominator(den) for v in report]
-        return [v if v > 0 or d == 0 else Fraction(1, den) for v, d in zip(q, need, strict=True)]
-    fs = []
-    for j, sj in enumerate(s[:inst.m]):
-        f = Fraction(float(sj)).limit_denominator(den)
-        if f <= 0:
-            f = Fraction(1, den) if need[j] > 0 else Fraction(0)
-        fs.append(f)
-    dom = max(d / c for d, c in zip(need, inst.capacity_exact, strict=True))
-    top = max(fs)
-    q = [f * c * dom / top for f, c in zip(fs, inst.capacity_exact, strict=True)]
-    if not integer:
-        return q
-    lcm = math.lcm(*(v.denominator for v in q))
-    ints = [int(v * lcm) for v in q]
-    g = math.gcd(*ints)
-    return [Fraction(v // g) for v in ints]

@@ -10,28 +10,23 @@ NSDI 2011, Section 7).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from models import PolicyError
+from models import PolicyError, get_policy
 
-from .engine import DEFAULT_PENALTY, TIE_BREAKS, Engine
+from .engine import Engine
+from .fast import FastEngine, kernel_keys
 from .keys import share_model
+from .options import DEFAULT_PENALTY, TIE_BREAKS
+from .production import VariantEngine, is_variant, variant_model
 from .result import JobRecord, SimulationResult
 from .traces import TRACE_FORMATS, load_trace
 from .workload import JobSpec, Workload, as_workload
 
-_OPTIONS = {
-    "batch",
-    "overcommit_penalty",
-    "tie_break",
-    "check_properties",
-    "record_users",
-    "slot_tasks",
-    "aware",
-    "progress",
-}
+_OPTIONS = {"batch", "overcommit_penalty", "tie_break", "check_properties", "record_users", "slot_tasks", "aware",
+            "progress"}
 
 
 def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = "drf", *, until: float | None = None,
@@ -44,8 +39,9 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         A TOML/JSON workload (see :mod:`analyzer.simulation.workload`) or a
         loaded trace (:func:`load_trace`).
     policy : str or Policy
-        A filling policy (``drf``, ``asset``, ``single-resource:resource=cpu``)
-        or ``slots[:slots=S]``.
+        A filling policy (``drf``, ``asset``, ``single-resource:resource=cpu``),
+        ``slots[:slots=S]``, or a production variant (``yarn``, ``mesos``,
+        ``volcano``, ``kueue``: :mod:`.production`).
     until : float, optional
         Stop at this time (default: the workload's ``[simulation] until``,
         else when nothing is left to run; required when a job repeats).
@@ -59,8 +55,9 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         (default True), ``slot_tasks`` (``one`` or ``fit``), ``aware``
         (``policy`` or ``all``), ``progress`` (a callable receiving the
         number of tasks launched since the last call), ``batch`` (default
-        True; False launches one task per decision and never jumps: the
-        per-instance baseline, same allocations up to machine placement).
+        True; False runs the reference engine launching one task per decision:
+        the per-instance baseline; the kernel engine makes the same
+        decisions).
 
     Returns
     -------
@@ -74,28 +71,43 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         For an unknown policy or option.
     """
     w = as_workload(workload)
-    opts = {**w.options, **options}
-    unknown = set(opts) - _OPTIONS - {"until"}
-    if unknown:
-        raise PolicyError(f"{min(unknown)}: unknown simulation option (known: {', '.join(sorted(_OPTIONS))})")
-    if until is None:
-        until = opts.pop("until", None)
-    else:
-        opts.pop("until", None)
-    if until is not None and (isinstance(until, bool) or not isinstance(until, int | float) or until < 0):
-        raise PolicyError(f"until: must be a number >= 0, got {until!r}")
-    model = share_model(policy, w, slot_tasks=opts.pop("slot_tasks", "one"), aware=opts.pop("aware", "policy"))
-    progress: Callable[[int], None] | None = opts.pop("progress", None)
-    engine = Engine(w, model, until=None if until is None else float(until), seed=seed,
-                    overcommit_penalty=opts.pop("overcommit_penalty", None), tie_break=opts.pop("tie_break", "index"),
-                    check_properties=bool(opts.pop("check_properties", False)),
-                    record_users=bool(opts.pop("record_users", True)), progress=progress,
-                    batch=bool(opts.pop("batch", True)))
+    until, opts = _options(w, options, until)
+    pol = get_policy(policy)
+    variant = is_variant(pol)
+    model = variant_model(pol, w) if variant else share_model(pol, w, slot_tasks=opts.pop("slot_tasks", "one"),
+                                                                aware=opts.pop("aware", "policy"))
     if isinstance(policy, str):
         model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
     if until is None and w.repeats:
         raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
+    common = {"until": until, "seed": seed, "overcommit_penalty": opts.pop("overcommit_penalty", None),
+              "tie_break": opts.pop("tie_break", "index"),
+              "check_properties": bool(opts.pop("check_properties", False)),
+              "record_users": bool(opts.pop("record_users", True)), "progress": opts.pop("progress", None)}
+    batch = bool(opts.pop("batch", True))
+    keys = kernel_keys(model) if batch and not variant else None
+    if variant:
+        engine: Engine | FastEngine = VariantEngine(w, model, **common)
+    elif keys is not None:
+        engine = FastEngine(w, model, keys, **common)
+    else:
+        engine = Engine(w, model, batch=batch, **common)
     return engine.run()
+
+
+def _options(w: Workload, options: dict[str, Any], until: float | None) -> tuple[float | None, dict[str, Any]]:
+    """The run's options (the workload's ``[simulation]`` defaults, then
+    the caller's) and the validated stop time."""
+    opts = {**w.options, **options}
+    unknown = set(opts) - _OPTIONS - {"until"}
+    if unknown:
+        raise PolicyError(f"{min(unknown)}: unknown simulation option (known: {', '.join(sorted(_OPTIONS))})")
+    given = opts.pop("until", None)
+    if until is None:
+        until = given
+    if until is not None and (isinstance(until, bool) or not isinstance(until, int | float) or until < 0):
+        raise PolicyError(f"until: must be a number >= 0, got {until!r}")
+    return None if until is None else float(until), opts
 
 
 __all__ = ["DEFAULT_PENALTY", "TIE_BREAKS", "TRACE_FORMATS", "JobRecord", "JobSpec", "SimulationResult", "Workload",

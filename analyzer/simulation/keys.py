@@ -99,7 +99,7 @@ def detect_form(model: ShareModel) -> tuple[str, np.ndarray] | None:
     ``a_j`` is the share of one unit of resource ``j`` alone; the probes
     are the unit rows and random rows up to the capacities (seed 0). DRF
     and CPU-only fairness are of the first form, asset fairness of the
-    second; the simulator uses the form for level jumps only.
+    second; the kernel engine (:func:`.fast.kernel_keys`) needs one of them.
     """
     M = model.columns
     a = model.shares(np.eye(M))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..plot import LEGEND_MAX_USERS, plot_format, user_colors
+from ..figure import LEGEND_MAX_USERS, plot_format, user_colors
 from .result import SimulationResult
 
 #: Job-size bins (tasks per job) of the completion-time comparison, after

@@ -68,3 +68,11 @@ def check_round(usage: np.ndarray, heads: np.ndarray, capacity: np.ndarray, n: i
             out.append({"property": "envy-freeness", "user": int(i), "other": int(k), "holds": int(own[i]),
                         "bound": int(worth[i, k])})
     return out
+
+
+def named_violations(t: float, usage: np.ndarray, heads: np.ndarray, capacity: np.ndarray, n: int,
+                     names: list[str]) -> list[dict[str, Any]]:
+    """:func:`check_round` at time ``t`` for the waiting users ``names``
+    (rows of ``usage`` and ``heads``), reported by name."""
+    return [{"time": t, **v, "user": names[v["user"]], **({"other": names[v["other"]]} if "other" in v else {})}
+            for v in check_round(usage, heads, capacity, n)]

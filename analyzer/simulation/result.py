@@ -95,9 +95,8 @@ class SimulationResult:
     def share_at(self, t: float) -> dict[str, dict[str, float]]:
         """``[user][resource]``: fraction of the cluster's capacity held at ``t``."""
         sh = self.usage_at(t) / self.capacity
-        return {
-            u: dict(zip(self.resources, map(float, row), strict=True)) for u, row in zip(self.users, sh, strict=True)
-        }
+        return {u: dict(zip(self.resources, map(float, row), strict=True))
+                for u, row in zip(self.users, sh, strict=True)}
 
     def dominant_share_at(self, t: float) -> dict[str, float]:
         """``[user]``: largest share over resources at ``t`` (Section 4)."""

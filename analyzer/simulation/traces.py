@@ -76,9 +76,8 @@ def _col(rows: list[list[str]], k: int, dtype: Any = float) -> np.ndarray:
 
 def _terminated(rows: list[list[str]], status: int, needed: tuple[int, ...]) -> list[list[str]]:
     width = max(status, *needed) + 1
-    return [
-        r for r in rows if len(r) >= width and r[status].strip() == "Terminated" and all(r[k].strip() for k in needed)
-    ]
+    return [r for r in rows
+            if len(r) >= width and r[status].strip() == "Terminated" and all(r[k].strip() for k in needed)]
 
 
 def _alibaba_2017(rows: list[list[str]]) -> dict[str, np.ndarray]:

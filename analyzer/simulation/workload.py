@@ -198,9 +198,8 @@ def _durations(path: str, v: Any) -> tuple[float, ...]:
     items = v if isinstance(v, list) else [v]
     if not items:
         raise InstanceError(f"{path}: must be a number or a non-empty list of numbers")
-    return tuple(
-        _number(f"{path}[{k}]" if isinstance(v, list) else path, x, positive=True) for k, x in enumerate(items)
-    )
+    return tuple(_number(f"{path}[{k}]" if isinstance(v, list) else path, x, positive=True)
+                 for k, x in enumerate(items))
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compiled import compiled
-from ..discrete import _merge_placed, _Run
+from ..discrete import Run, merge_placed
 from ..hierarchy import Tree
 from ._common import demand_floor
 
@@ -115,6 +115,11 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
     that accepted are taken out of the walked blocks and re-inserted after
     the agent with their new keys (a binary search over the blocks, a
     shift inside one block, a split when it is full).
+
+    It is one function on purpose: it is compiled by numba
+    (:mod:`models.compiled`), where every call out of the loop over agents
+    costs a compiled call per offer, and the block list (five arrays
+    updated together) has no cheap representation to pass between helpers.
     """
     n = D.shape[0]
     m = D.shape[1]
@@ -226,7 +231,7 @@ def flat_kernel() -> Callable[..., tuple[np.ndarray, int]]:
     return compiled(_flat_kernel, (_user_share, _before, _block_insert))
 
 
-def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
+def _flat(share: MesosShare, run: Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
     st = run.state
     data = st.data
     prep = share.constants(st)
@@ -248,7 +253,7 @@ def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[...
         np.asarray(prep["path_rank"], dtype=np.int64), cnt, tasks, floor, active.astype(np.int64))
     run.decisions += int(decisions)
     st.tasks[:] = tasks.tolist()
-    _merge_placed(st.placed, rows, n)
+    merge_placed(st.placed, rows, n)
     if run.record and rows.size:
         run.flush()
         run.chunks.append((rows[:, 1].copy(), rows[:, 2].copy()))
@@ -256,7 +261,7 @@ def _flat(share: MesosShare, run: _Run, agents: np.ndarray, kernel: Callable[...
     st.extra["mesos_counts"] = cnt.tolist()
 
 
-def _nested(share: MesosShare, run: _Run, agents: np.ndarray) -> None:
+def _nested(share: MesosShare, run: Run, agents: np.ndarray) -> None:
     st = run.state
     data = st.data
     tree: Tree = share.tree(st.instance)
@@ -280,7 +285,7 @@ def _nested(share: MesosShare, run: _Run, agents: np.ndarray) -> None:
         active = [i for i in active if room(i) > 0]
 
 
-def offer_round(share: MesosShare, run: _Run, seed: int) -> None:
+def offer_round(share: MesosShare, run: Run, seed: int) -> None:
     """One pass over the agents in the seeded random order."""
     st = run.state
     # one generator per engine state: every allocation step (Engine.allocate) visits the agents in a

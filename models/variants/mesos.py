@@ -56,7 +56,7 @@ from collections.abc import Collection, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from ..discrete import FillState, _Run
+from ..discrete import FillState, Run
 from ..hierarchy import Tree
 from ..instance import Instance
 from ..policy import register
@@ -255,7 +255,7 @@ class MesosShare(VariantShare):
         nodes = prep["cache"][1]
         return tuple(nodes[k] for k in self.tree(state.instance).path[i])
 
-    def drive(self, run: _Run) -> bool:
+    def drive(self, run: Run) -> bool:
         """Coarse offers: machines in a seeded random order, each offered
         to the clients in sorted order (:mod:`models.variants._mesos_offers`)."""
         if not self.params["offers"]:

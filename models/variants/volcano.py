@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from ..discrete import FillState, _Run, integer_steps
+from ..discrete import FillState, Run, integer_steps
 from ..hierarchy import Tree
 from ..instance import Instance
 from ..policy import register
@@ -188,7 +188,7 @@ class VolcanoShare(VariantShare):
         levels = tuple((sat[k], share[k]) for k in queue)
         return (QueueKey(levels, tree.label[queue[-1]]), int(state.tasks[i]) * prep["rate"][i], prep["name"][i])
 
-    def drive(self, run: _Run) -> bool:
+    def drive(self, run: Run) -> bool:
         """One decision at a time, the tree computed once per decision
         (without groups: :meth:`_drive_flat`)."""
         st = run.state
@@ -212,7 +212,7 @@ class VolcanoShare(VariantShare):
         return True
 
 
-    def _drive_flat(self, run: _Run) -> None:
+    def _drive_flat(self, run: Run) -> None:
         """Without groups every user is the one job of its own queue: the
         key is ``(saturated, share / weight, name)``, computed for all
         users at once with numpy at each decision (integer shares in the

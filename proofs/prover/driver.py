@@ -115,22 +115,13 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
         while pending or running:
             while pending and len(running) < count:
                 job = pending.pop(0)
-                recv, send = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_worker, args=(job, send), daemon=True)
-                proc.start()
-                send.close()
+                recv, proc = _start(ctx, job)
                 running[recv] = (proc, job[5])
             ready = wait(list(running), timeout=max(0.0, deadline - time.time()) + DEADLINE_GRACE)
             if not ready:
                 break
             for conn in ready:
-                proc, case = running.pop(conn)
-                try:
-                    res = conn.recv()
-                except EOFError:
-                    res = CaseResult(label(case, n), UNKNOWN, 0.0, reason=f"worker exited with code {proc.exitcode}")
-                conn.close()
-                proc.join()
+                res = _collect(conn, *running.pop(conn), n)
                 results.append(res)
                 if res.status == SAT and accept(res):
                     return _in_split_order(results, cases, n), True
@@ -144,6 +135,26 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
     seen = {r.label for r in results}
     results += [CaseResult(label(c, n), UNKNOWN, 0.0, reason=why) for c in cases if label(c, n) not in seen]
     return _in_split_order(results, cases, n), False
+
+
+def _start(ctx: Any, job: Job) -> tuple[Any, Any]:
+    """A worker process solving ``job``, and the pipe its result comes by."""
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_worker, args=(job, send), daemon=True)
+    proc.start()
+    send.close()
+    return recv, proc
+
+
+def _collect(conn: Any, proc: Any, case: Case, n: int) -> CaseResult:
+    """The result a finished worker sent (``unknown`` when it died first)."""
+    try:
+        res = conn.recv()
+    except EOFError:
+        res = CaseResult(label(case, n), UNKNOWN, 0.0, reason=f"worker exited with code {proc.exitcode}")
+    conn.close()
+    proc.join()
+    return res
 
 
 def _in_split_order(results: list[CaseResult], cases: list[Case], n: int) -> list[CaseResult]:

@@ -13,7 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import Registry
+from models import PolicyError
+from models.registry import Registry
+
 from ..symbolic import Market
 
 
@@ -39,7 +41,7 @@ class Encoding:
     formula: Callable[[Market, Sequence[Any], str], list[Any]]
 
 
-_ENCODINGS: Registry[Encoding] = Registry(__name__, __path__, "policy")
+_ENCODINGS: Registry[Encoding] = Registry("SMT-encoded policy", lazy=(__name__,), error=PolicyError)
 
 
 def register_encoding(
@@ -48,7 +50,7 @@ def register_encoding(
     """Decorator registering ``formula`` as the encoding of policy ``name``."""
 
     def deco(formula: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-        _ENCODINGS.add(name, Encoding(name, normalise, formula))
+        _ENCODINGS.register(name, Encoding(name, normalise, formula))
         return formula
 
     return deco
@@ -56,7 +58,7 @@ def register_encoding(
 
 def encodings() -> dict[str, Encoding]:
     """Every registered encoding by policy name (modules loaded on first use)."""
-    return _ENCODINGS.all()
+    return dict(_ENCODINGS.items())
 
 
 def get_encoding(policy: str) -> Encoding:

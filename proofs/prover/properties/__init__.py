@@ -15,8 +15,10 @@ from typing import Any
 
 import z3
 
+from models import PolicyError
+from models.registry import Registry
+
 from ..encodings import Encoding
-from ..registry import Registry
 from ..symbolic import Market, market
 
 
@@ -68,7 +70,7 @@ class Negation:
     resources: int | None = None
 
 
-_NEGATIONS: Registry[Negation] = Registry(__name__, __path__, "property")
+_NEGATIONS: Registry[Negation] = Registry("SMT-encoded property", lazy=(__name__,), error=PolicyError)
 
 
 def register_negation(
@@ -93,7 +95,7 @@ def register_negation(
         return fixed, [i for i in range(n) if i not in fixed]
 
     def deco(build: Callable[..., Query]) -> Callable[..., Query]:
-        _NEGATIONS.add(name, Negation(name, roles, extra_rows, build, min_users, resources))
+        _NEGATIONS.register(name, Negation(name, roles, extra_rows, build, min_users, resources))
         return build
 
     return deco
@@ -101,7 +103,7 @@ def register_negation(
 
 def negations() -> dict[str, Negation]:
     """Every registered negation by property name."""
-    return _NEGATIONS.all()
+    return dict(_NEGATIONS.items())
 
 
 def get_negation(prop: str) -> Negation:

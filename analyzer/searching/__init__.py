@@ -1,10 +1,11 @@
 """Counterexample search: instance strategies, the search loop, shrinking,
 margin optimisation, streaming and resuming. See
-:mod:`analyzer.search.engine`."""
+:mod:`analyzer.searching.engine`."""
 
 from .classes import InstanceClass
-from .engine import SearchResult, search, violation_from_dict
-from .shrink import shrink
+from .engine import search
+from .result import SearchResult, violation_from_dict
+from .shrinking import shrink
 from .strategies import Strategy, grid, log_uniform, near_ties, one_of, random_strategies, shared_dominant, uniform
 
 __all__ = [

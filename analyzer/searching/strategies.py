@@ -3,7 +3,7 @@ spirit of hypothesis strategies, driven by a seeded numpy ``Generator``.
 
 Every strategy draws exact integer data (capacities, demands, weights, caps)
 so a found instance can be re-verified in exact arithmetic. Strategies
-respect an :class:`~analyzer.search.classes.InstanceClass`: zero demand
+respect an :class:`~analyzer.searching.classes.InstanceClass`: zero demand
 entries, weights and caps appear only when the class allows them.
 
 Two kinds of streams feed the search:
@@ -21,7 +21,7 @@ Two kinds of streams feed the search:
 Examples
 --------
 >>> import numpy as np
->>> from analyzer.search.classes import InstanceClass
+>>> from analyzer.searching.classes import InstanceClass
 >>> s = one_of(uniform(InstanceClass()), log_uniform(InstanceClass()))
 >>> inst = s.draw(np.random.default_rng(0))
 >>> inst.strictly_positive and not inst.weighted

@@ -147,7 +147,7 @@ def _check_reachable(address: str) -> None:
 def _ship_policy_files(client: Any) -> None:
     """Import the loaded policy files on the scheduler (it deserialises the
     task graph) and register a
-    :class:`~analyzer.search._dask_plugin.PolicyFilePlugin` for the workers
+    :class:`~analyzer.searching._dask_plugin.PolicyFilePlugin` for the workers
     (a no-op without any policy file)."""
     from ..policy_file import install_policy_sources, loaded_policy_sources
     from ._dask_plugin import PolicyFilePlugin

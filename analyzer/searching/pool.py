@@ -93,7 +93,7 @@ def process_pool(workers: int) -> Iterator[Any]:
 def worker_pool(workers: int | None, scheduler: Any = None) -> Iterator[tuple[Any, int]]:
     """``(pool, n)``: a Dask cluster when ``scheduler`` is given (an address,
     a ``distributed.Client`` or a cluster object; ``n`` its worker threads;
-    see :mod:`analyzer.search.dask_backend`), otherwise
+    see :mod:`analyzer.searching.dask_backend`), otherwise
     a process pool of ``resolve_workers(workers)`` processes (``None`` for
     one). ``pool`` offers ``starmap`` and ``imap_unordered``.
     """

@@ -1,0 +1,149 @@
+"""Checking the instances of a stream chunk by chunk: the policy and
+property filters, the batched screen, the exact check and the numeric
+margins of the near misses (Ghodsi et al., NSDI 2011, Sections 3-6 for the
+properties checked)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models import Instance, Policy, PolicyError, SolverError
+
+from ..properties.base import Violation
+from .instance_stream import Cell
+
+#: Screen chunks of instances with one vectorised pass
+#: (:meth:`~analyzer.properties.base.Property.screen_many`) before the full
+#: checks. The result does not depend on it (a switch for benchmarks and
+#: the equivalence tests).
+BATCH_SCREEN: bool = True
+
+#: Positions screened together when :data:`BATCH_SCREEN` is on.
+SCREEN_BATCH: int = 64
+
+#: Near misses kept as starting points of the optimisation.
+NEAR_MISSES: int = 8
+
+#: The margin is computed on every ``MARGIN_EVERY``-th checked instance.
+MARGIN_EVERY: int = 4
+
+
+@dataclass
+class Chunk:
+    """Outcome of examining positions ``start .. start + len(events)``:
+    one event letter per position (``c`` checked, ``u`` unsupported, ``a``
+    not applicable, ``e`` solver error), the violation that ended it, near
+    misses and the first error message."""
+
+    start: int
+    events: str = ""
+    violation: Violation | None = None
+    phase: str | None = None
+    near: list[tuple[float, int]] = field(default_factory=list)
+    error: str | None = None
+
+
+def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) -> Chunk:
+    """Check the instances at positions ``start..stop`` (at most ``limit``
+    checks), stopping at the first violation.
+
+    With :data:`BATCH_SCREEN` the positions are taken :data:`SCREEN_BATCH`
+    at a time: the property's :meth:`~analyzer.properties.base.Property.screen_many`
+    screens the batch in one vectorised pass and only the flagged instances
+    get the full check; the outcome is the same as checking every instance
+    (the screen flags every instance the check's own screen would)."""
+    out = Chunk(start)
+    margin = cell.prop.margin if with_margin else None
+    events: list[str] = []
+    checked = 0
+    step = SCREEN_BATCH if BATCH_SCREEN else 1
+    for lo in range(start, stop, step):
+        batch = [(pos, *cell.at(pos)) for pos in range(lo, min(lo + step, stop))]
+        kinds = [screenable(cell, inst) for _, _, inst in batch]
+        flagged = np.ones(len(batch), dtype=bool)
+        if BATCH_SCREEN:
+            todo = [k for k, kind in enumerate(kinds) if kind == "c"]
+            if todo:
+                flagged[todo] = cell.prop.screen_many(cell.policy, [batch[k][2] for k in todo], cell.mode)
+        for (pos, phase, inst), kind, flag in zip(batch, kinds, flagged, strict=True):
+            v, err = None, None
+            if kind == "c" and flag:
+                kind, v, err = checked_kind(cell, inst)
+            events.append(kind)
+            if err and out.error is None:
+                out.error = err
+            if kind != "c":
+                continue
+            checked += 1
+            if v is not None:
+                out.violation, out.phase = v, phase
+                break
+            if margin is not None and pos % MARGIN_EVERY == 0:
+                mg = safe_margin(margin, cell.policy, inst)
+                if mg is not None:
+                    out.near.append((mg, pos))
+            if checked >= limit:
+                break
+        else:
+            continue
+        break
+    out.events = "".join(events)
+    out.near = sorted(out.near)[:NEAR_MISSES]
+    return out
+
+
+def screenable(cell: Cell, inst: Instance) -> str:
+    """``u`` (unsupported by the policy), ``a`` (the property does not
+    apply) or ``c`` (to be checked)."""
+    if cell.policy.supports(inst) is not None:
+        return "u"
+    if cell.prop.applies(inst) is not None:
+        return "a"
+    return "c"
+
+
+def checked_kind(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | None]:
+    """The property's full check of a checkable instance: ``("c", violation
+    or None, None)``, or ``("e", None, message)`` on a solver error."""
+    try:
+        return "c", cell.prop.check(cell.policy, inst, cell.mode), None
+    except SolverError as exc:
+        return "e", None, str(exc)
+
+
+def check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | None]:
+    """:func:`screenable`, then :func:`checked_kind` when it says ``c``."""
+    kind = screenable(cell, inst)
+    return checked_kind(cell, inst) if kind == "c" else (kind, None, None)
+
+
+def safe_margin(margin: Callable[[Policy, Instance], float], policy: Policy, inst: Instance) -> float | None:
+    """The property's margin on ``inst``, or ``None`` when it is not finite
+    or the policy cannot be solved there (the search then skips it)."""
+    try:
+        mg = float(margin(policy, inst))
+    except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
+        return None
+    return mg if math.isfinite(mg) else None
+
+
+def first_violation(cell: Cell, candidates: list[Instance]) -> Violation | None:
+    """The first violation among ``candidates`` (in order), screening them
+    together first when :data:`BATCH_SCREEN` is on (same outcome)."""
+    kinds = [screenable(cell, inst) for inst in candidates]
+    flagged = np.ones(len(candidates), dtype=bool)
+    todo = [k for k, kind in enumerate(kinds) if kind == "c"]
+    if BATCH_SCREEN and todo:
+        flagged[todo] = cell.prop.screen_many(cell.policy, [candidates[k] for k in todo], cell.mode)
+    for inst, kind, flag in zip(candidates, kinds, flagged, strict=True):
+        if kind == "c" and flag:
+            _, v, _ = checked_kind(cell, inst)
+            if v is not None:
+                return v
+    return None
+
+

@@ -1,0 +1,123 @@
+"""The instance stream of one search: everything that determines it (a
+:class:`Cell`) and the instance at each position.
+
+The stream depends only on the seed, the policy, the property, the instance
+class and the mode: its first ``GRID_FRACTION * budget`` positions walk the
+exhaustive small-integer grid (:func:`~analyzer.searching.strategies.grid`);
+position ``k`` after them is drawn from random strategy ``k mod 4``
+(uniform, log-uniform, shared dominant resource, near-ties) with a
+generator seeded by ``(seed, cell, k)``. Because an instance depends only on
+its position, chunks of positions can be checked anywhere and in any order.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from models import Instance, Policy, PolicyError, get_policy
+
+from ..properties.base import MODES, Property, get_property
+from .classes import InstanceClass
+from .strategies import grid, random_strategies
+
+#: Share of the budget given to the exhaustive grid.
+GRID_FRACTION: float = 0.3
+
+
+_GRIDS: dict[InstanceClass, tuple[list[Instance], Iterator[Instance]]] = {}
+
+
+def grid_prefix(cls: InstanceClass, count: int) -> list[Instance]:
+    """The first ``count`` grid instances of a class (cached per process;
+    the returned list may be longer than ``count`` -- read it up to
+    ``min(count, len)``)."""
+    cached, it = _GRIDS.setdefault(cls, ([], grid(cls)))
+    if len(cached) < count:
+        cached.extend(itertools.islice(it, count - len(cached)))
+    return cached
+
+
+def cell_key(policy: str, prop: str) -> str:
+    """The name of a (policy, property) cell in streams and tables."""
+    return f"{policy}|{prop}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Everything that determines one search's instance stream."""
+
+    policy: Policy
+    prop: Property
+    budget: int
+    seed: int
+    cls: InstanceClass
+    mode: str
+
+    @property
+    def key(self) -> str:
+        """The cell's name in streams and tables (:func:`cell_key`)."""
+        return cell_key(self.policy.label, self.prop.name)
+
+    @functools.cached_property
+    def entropy(self) -> list[int]:
+        """Seed material: the master seed and stable hashes of the cell."""
+        tags = (self.policy.label, self.prop.name, self.cls.name, self.mode)
+        return [int(self.seed), *(zlib.crc32(t.encode()) for t in tags)]
+
+    @functools.cached_property
+    def grid_len(self) -> int:
+        """Positions of the stream taken by the exhaustive grid."""
+        want = int(self.budget * GRID_FRACTION)
+        return min(want, len(grid_prefix(self.cls, want)))
+
+    def at(self, pos: int) -> tuple[str, Instance]:
+        """Phase name and instance at stream position ``pos``."""
+        g = self.grid_len
+        if pos < g:
+            return "grid", grid_prefix(self.cls, g)[pos]
+        k = pos - g
+        strategies = _strategies(self.cls)
+        strat = strategies[k % len(strategies)]
+        rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(k,)))
+        return f"random:{strat.name}", strat.draw(rng)
+
+
+def _strategies(cls: InstanceClass) -> tuple[Any, ...]:
+    """:func:`~analyzer.searching.strategies.random_strategies`, built once per
+    class and process."""
+    got = _RANDOM.get(cls)
+    if got is None:
+        got = _RANDOM[cls] = tuple(random_strategies(cls))
+    return got
+
+
+_RANDOM: dict[InstanceClass, tuple[Any, ...]] = {}
+
+
+def make_cell(policy: str | Policy, prop: str | Property, budget: int, seed: int,
+              instance_class: InstanceClass | str | None, mode: str) -> Cell:
+    """Validate the search parameters and build the cell.
+
+    Raises
+    ------
+    PolicyError
+        Unknown policy or property, bad mode.
+    ValueError
+        Negative budget or a bad instance class.
+    """
+
+    if mode not in MODES:
+        raise PolicyError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
+    if int(budget) < 0:
+        raise ValueError(f"budget must be >= 0, got {budget}")
+    return Cell(policy=get_policy(policy), prop=get_property(prop), budget=int(budget), seed=int(seed),
+                cls=InstanceClass.parse(instance_class), mode=mode)
+
+

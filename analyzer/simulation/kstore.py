@@ -1,0 +1,263 @@
+"""State of the simulator's kernel (:mod:`.kernel`): the layout of its
+arrays, the share keys, the user heap, the event heap, the machine tree
+and the users' queues (Ghodsi et al., NSDI 2011, Section 7).
+
+Plain functions on numpy arrays and scalars, compiled with the kernel
+(:func:`.fast.compiled`) or run as they are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# counters (c)
+EV_N, SEQ, HP_N, CHANGED, LOG_N, T_N, RD_N, LAUNCHED, FINISHED, DECISIONS, EVENTS, NU, NS, FAIL_N, BL_N, \
+    FORM, ROUNDS, RECORD, K_N, S_N, PHASE, LMAX = range(22)
+N_COUNTERS = 22
+# per-spec integer fields (si)
+S_USER, S_PEND, S_RUN, S_DONE, S_STARTED, S_NEXT, S_PREV, S_DUR, S_DURN, S_FLAGS = range(10)
+N_SPEC_FIELDS = 10
+# per-spec times (sf)
+F_START, F_LAST, F_DONE = range(3)
+FLAG_REPEAT, FLAG_TRUNC = 1, 2
+COMPLETE, CANCEL = 0, 1
+
+
+# ---------------------------------------------------------------- keys
+def key_of(U: np.ndarray, i: int, den: np.ndarray, form: int, w: float) -> float:
+    """Share of user ``i`` (``max`` or ``sum`` over the columns of
+    ``U[i, j] / den[j]``, ``den[j] > 0``) over its weight."""
+    k = 0.0
+    for j in range(U.shape[1]):
+        if den[j] > 0:
+            v = U[i, j] / den[j]
+            if form == 0:
+                k = max(k, v)
+            else:
+                k += v
+    return k / w
+
+
+def key_after(U: np.ndarray, i: int, d: np.ndarray, n: int, den: np.ndarray, form: int, w: float) -> float:
+    """:func:`key_of` user ``i`` after ``n`` more tasks of demand ``d``."""
+    k = 0.0
+    for j in range(U.shape[1]):
+        if den[j] > 0:
+            v = (U[i, j] + n * d[j]) / den[j]
+            if form == 0:
+                k = max(k, v)
+            else:
+                k += v
+    return k / w
+
+
+# ---------------------------------------------------------------- user heap (indexed: one entry per user)
+def _hless(hk: np.ndarray, hr: np.ndarray, a: int, b: int) -> bool:
+    return hk[a] < hk[b] or (hk[a] == hk[b] and hr[a] < hr[b])
+
+
+def _hswap(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, a: int, b: int) -> None:
+    hk[a], hk[b] = hk[b], hk[a]
+    hr[a], hr[b] = hr[b], hr[a]
+    hu[a], hu[b] = hu[b], hu[a]
+    hpos[hu[a]] = a
+    hpos[hu[b]] = b
+
+
+def _hsift(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, p: int, n: int) -> None:
+    while p > 0:
+        q = (p - 1) // 2
+        if not _hless(hk, hr, p, q):
+            break
+        _hswap(hk, hr, hu, hpos, p, q)
+        p = q
+    while True:
+        a = 2 * p + 1
+        if a >= n:
+            break
+        if a + 1 < n and _hless(hk, hr, a + 1, a):
+            a += 1
+        if not _hless(hk, hr, a, p):
+            break
+        _hswap(hk, hr, hu, hpos, p, a)
+        p = a
+
+
+def heap_set(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, c: np.ndarray, i: int,
+             key: float, rank: float) -> None:
+    """Insert user ``i`` with ``(key, rank)`` or update its entry."""
+    p = hpos[i]
+    if p < 0:
+        p = c[HP_N]
+        c[HP_N] += 1
+        hu[p] = i
+        hpos[i] = p
+    hk[p] = key
+    hr[p] = rank
+    _hsift(hk, hr, hu, hpos, p, c[HP_N])
+
+
+def heap_remove(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, c: np.ndarray, i: int) -> None:
+    """Remove user ``i``'s entry if it has one."""
+    p = hpos[i]
+    if p < 0:
+        return
+    last = c[HP_N] - 1
+    if p != last:
+        _hswap(hk, hr, hu, hpos, p, last)
+    hpos[i] = -1
+    c[HP_N] = last
+    if p < last:
+        _hsift(hk, hr, hu, hpos, p, last)
+
+
+# ---------------------------------------------------------------- event heap
+# ``et[p]`` and ``ei[p, 0:2]`` (order key ``kind << 62 | seq``, slot) form a 4-ary heap by ``(time, kind, seq)``;
+# the payload of slot ``x`` is ``ei[x, 3:7]`` (kind, spec, machine, count); ``ei[0 : len - size, 2]`` is the
+# stack of free slots.
+E_KIND, E_SPEC, E_MACHINE, E_COUNT = 3, 4, 5, 6
+EVENT_COLUMNS = 7
+
+
+def _ebefore(t1: float, o1: int, t2: float, o2: int) -> bool:
+    return t1 < t2 or (t1 == t2 and o1 < o2)
+
+
+def event_push(et: np.ndarray, ei: np.ndarray, c: np.ndarray, when: float, kind: int, spec: int, machine: int,
+               count: int) -> None:
+    """Push an event (the caller made room: ``c[EV_N] < len(et)``). The
+    heap is 4-ary and ``ei`` column-major: a node's children share cache
+    lines."""
+    n = c[EV_N]
+    slot = ei[et.size - n - 1, 2]
+    c[EV_N] = n + 1
+    c[SEQ] += 1
+    order = (kind << 62) | c[SEQ]
+    ei[slot, E_KIND], ei[slot, E_SPEC], ei[slot, E_MACHINE], ei[slot, E_COUNT] = kind, spec, machine, count
+    p = n
+    while p > 0:
+        q = (p - 1) >> 2
+        if not _ebefore(when, order, et[q], ei[q, 0]):
+            break
+        et[p], ei[p, 0], ei[p, 1] = et[q], ei[q, 0], ei[q, 1]
+        p = q
+    et[p], ei[p, 0], ei[p, 1] = when, order, slot
+
+
+def event_pop(et: np.ndarray, ei: np.ndarray, c: np.ndarray) -> int:
+    """Remove the earliest event; return its slot (read its payload before the next push)."""
+    top = ei[0, 1]
+    n = c[EV_N] - 1
+    c[EV_N] = n
+    ei[et.size - n - 1, 2] = top
+    t, o, x = et[n], ei[n, 0], ei[n, 1]
+    p = 0
+    while True:
+        a = 4 * p + 1
+        if a >= n:
+            break
+        best = a
+        for b in range(a + 1, min(a + 4, n)):
+            if _ebefore(et[b], ei[b, 0], et[best], ei[best, 0]):
+                best = b
+        if not _ebefore(et[best], ei[best, 0], t, o):
+            break
+        et[p], ei[p, 0], ei[p, 1] = et[best], ei[best, 0], ei[best, 1]
+        p = best
+    if n > 0:
+        et[p], ei[p, 0], ei[p, 1] = t, o, x
+    return top
+
+
+# ---------------------------------------------------------------- machines: max tree over placement columns
+def tree_fix(tree: np.ndarray, free: np.ndarray, place: np.ndarray, S: int, k: int) -> None:
+    """Refresh machine ``k``'s leaf and its ancestors."""
+    p = S + k
+    for j in range(place.size):
+        tree[p, j] = free[k, place[j]]
+    p //= 2
+    while p >= 1:
+        for j in range(place.size):
+            a, b = tree[2 * p, j], tree[2 * p + 1, j]
+            tree[p, j] = max(b, a)
+        p //= 2
+
+
+def _tfits(tree: np.ndarray, node: int, need: np.ndarray) -> bool:
+    for j in range(need.size):
+        if tree[node, j] < need[j]:
+            return False
+    return True
+
+
+def first_fit(tree: np.ndarray, S: int, K: int, need: np.ndarray, start: int) -> int:
+    """The lowest machine ``>= start`` where one task of ``need`` (placement
+    columns) fits, or -1. Subtrees whose column maxima cannot hold it are
+    skipped; a node passing that test whose children both fail is left."""
+    if start >= K:
+        return -1
+    node = S + start
+    if _tfits(tree, node, need):
+        return start
+    while True:
+        while node & 1:
+            node >>= 1
+            if node <= 1:
+                return -1
+        node += 1
+        if not _tfits(tree, node, need):
+            continue
+        while node < S:
+            node *= 2
+            if not _tfits(tree, node, need):
+                node += 1
+                if not _tfits(tree, node, need):
+                    break
+        if node >= S and _tfits(tree, node, need):
+            return node - S
+
+
+# ---------------------------------------------------------------- queues
+def push_user(U: np.ndarray, den: np.ndarray, c: np.ndarray, uw: np.ndarray, ur: np.ndarray, uh: np.ndarray,
+              ublk: np.ndarray, hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, i: int) -> None:
+    """Give user ``i`` its current key, or no entry when it waits for nothing or is blocked."""
+    if uh[i] >= 0 and ublk[i] == 0:
+        heap_set(hk, hr, hu, hpos, c, i, key_of(U, i, den, c[FORM], uw[i]), ur[i])
+    else:
+        heap_remove(hk, hr, hu, hpos, c, i)
+
+
+def unlink(si: np.ndarray, uh: np.ndarray, ut: np.ndarray, s: int) -> None:
+    """Remove spec ``s`` from its user's queue."""
+    i, p, n = si[s, S_USER], si[s, S_PREV], si[s, S_NEXT]
+    if p >= 0:
+        si[p, S_NEXT] = n
+    else:
+        uh[i] = n
+    if n >= 0:
+        si[n, S_PREV] = p
+    else:
+        ut[i] = p
+    si[s, S_NEXT] = -1
+    si[s, S_PREV] = -1
+
+
+def set_blocked(ublk: np.ndarray, bl: np.ndarray, blpos: np.ndarray, c: np.ndarray, i: int, on: bool) -> None:
+    """Mark user ``i`` blocked (its next task fits nowhere) or not."""
+    if on and ublk[i] == 0:
+        ublk[i] = 1
+        blpos[i] = c[BL_N]
+        bl[c[BL_N]] = i
+        c[BL_N] += 1
+    elif not on and ublk[i] != 0:
+        ublk[i] = 0
+        p, last = blpos[i], c[BL_N] - 1
+        bl[p] = bl[last]
+        blpos[bl[p]] = p
+        blpos[i] = -1
+        c[BL_N] = last
+
+
+#: Callees first.
+HELPERS = (key_of, key_after, _hless, _hswap, _hsift, heap_set, heap_remove, _ebefore, event_push, event_pop,
+           tree_fix, _tfits, first_fit, push_user, unlink, set_blocked)

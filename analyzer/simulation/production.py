@@ -1,0 +1,140 @@
+"""Production allocators' DRF variants (YARN, Mesos, Volcano, Kueue) in
+the running cluster.
+
+Ghodsi et al., NSDI 2011, Section 7 runs DRF in Mesos; the variants of
+:mod:`models.variants` model how deployed schedulers order users (YARN's
+comparator, Mesos's sorter with its ``double`` shares, allocation counts
+and coarse offers, Volcano's queues, Kueue's quotas). The simulator does
+not re-implement any of them: at every scheduling round it hands the free
+space to the variant's own discrete engine (:class:`models.discrete.Engine`,
+the allocator with a state that lives across steps: tasks that finish are
+given back with ``release``) and launches what that engine placed, where it
+placed it. Arrivals, durations, ``until``, resubmission, records and the
+event loop are the reference engine's (:class:`.engine.Engine`).
+
+A variant orders users by whole tasks of one demand each (its keys are
+functions of a user's task count), so every job of a user must have the
+same demand; a user's cap at each round is the tasks it runs plus those
+waiting in its jobs, oldest job first. ``volcano``'s step can start a
+user that is already at its cap (its loops assume a step from zero tasks)
+and hand it one task more: such tasks are given back at once and counted
+in ``stats["refused_over_cap"]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from models import Instance, PolicyError
+
+from .engine import Engine
+from .keys import ShareModel
+from .queues import QueuedSpec
+from .result import SimulationResult
+from .workload import Workload
+
+
+def is_variant(pol: Any) -> bool:
+    """Whether the simulator runs ``pol`` through its own discrete engine
+    (a policy defined for whole tasks only: the production variants)."""
+    return bool(getattr(pol, "discrete_only", False)) and hasattr(pol, "discrete_form")
+
+
+def variant_model(pol: Any, workload: Workload) -> ShareModel:
+    """The reference engine's view of a variant: every resource is checked
+    when placing; the share is the variant's business."""
+    m = len(workload.resources)
+    return ShareModel(label=pol.label, columns=m, machines=workload.machines.copy(), place_cols=np.arange(m),
+                      policy=pol, instance=None, total=workload.capacity.astype(float))
+
+
+def _instance(workload: Workload) -> tuple[Instance, dict[str, int]]:
+    """The static instance the variant's engine runs on: the machines, and
+    each user with the demand of its jobs (read once from the workload)."""
+    demands: dict[str, np.ndarray] = {}
+    for spec in workload.specs():
+        d = demands.setdefault(spec.user, spec.demand)
+        if not np.array_equal(d, spec.demand):
+            raise PolicyError(f"jobs of user {spec.user!r}: a production variant orders users by tasks of one "
+                              f"demand, and this user's jobs have different demands")
+    res = workload.resources
+    rows = workload.real(workload.machines).tolist()
+    data = {"resources": dict(zip(res, workload.real(workload.capacity).tolist(), strict=True)),
+            "machines": [{"count": 1, **dict(zip(res, row, strict=True))} for row in rows],
+            "users": {u: {"demand": dict(zip(res, workload.real(d).tolist(), strict=True)),
+                          "weight": workload.weights.get(u, 1.0)} for u, d in demands.items()}}
+    return Instance.from_dict(data), {u: k for k, u in enumerate(demands)}
+
+
+class VariantEngine(Engine):
+    """The reference engine whose rounds are a variant's allocation steps."""
+
+    def __init__(self, workload: Workload, model: ShareModel, **options: Any) -> None:
+        from models.discrete import Engine as DiscreteEngine
+
+        super().__init__(workload, model, batch=False, **options)
+        inst, self.slot = _instance(workload)
+        self.alloc = DiscreteEngine(inst, model.policy)
+        self.data = self.alloc.state.data
+        self.refused = 0
+
+    def _key(self, i: int) -> float:
+        return 0.0  # no user heap: the variant orders the users
+
+    def _round(self, t: float) -> None:
+        st = self.alloc.state
+        caps: list[int | None] = [0] * len(self.slot)
+        for u in self.users:
+            j = self.slot[u.name]
+            caps[j] = st.tasks[j] + sum(s.pending for s in u.queue)
+        st.data = dataclasses.replace(self.data, caps=tuple(caps))
+        before = [dict(p) for p in st.placed]
+        step = self.alloc.allocate()
+        self.decisions += step.decisions
+        K = len(before)
+        for u in self.users:
+            j = self.slot[u.name]
+            new = np.array([step.placed[k].get(j, 0) - before[k].get(j, 0) for k in range(K)], dtype=np.int64)
+            self._refuse(j, new, int(st.tasks[j]) - int(caps[j] or 0))
+            self._take(t, u.queue, new)
+
+    def _refuse(self, j: int, new: np.ndarray, excess: int) -> None:
+        """Give back tasks placed beyond user ``j``'s cap, from the highest
+        machines (a variant's step may start a user already at its cap:
+        ``volcano`` does), so the cluster holds only tasks that exist."""
+        for k in range(new.size - 1, -1, -1):
+            if excess <= 0:
+                break
+            c = min(excess, int(new[k]))
+            if c > 0:
+                self.alloc.release(j, c, k)
+                new[k] -= c
+                excess -= c
+                self.refused += c
+
+    def _take(self, t: float, queue: Any, new: np.ndarray) -> None:
+        """Launch ``new[k]`` tasks on machine ``k`` from the queued jobs, oldest first."""
+        while new.any():
+            s: QueuedSpec = queue[0]
+            k = min(int(new.sum()), s.pending)
+            cum = np.cumsum(new)
+            part = np.minimum(new, np.maximum(0, k - (cum - new)))  # the first k tasks, lowest machines first
+            self._launch(t, s, part, k)
+            new = new - part
+            if s.pending == 0:
+                queue.popleft()
+
+    def _result(self, start: float, end: float, interrupted: bool, seconds: float) -> SimulationResult:
+        r = super()._result(start, end, interrupted, seconds)
+        r.stats["refused_over_cap"] = self.refused
+        return r
+
+    def _complete(self, t: float, payload: tuple[QueuedSpec, np.ndarray, np.ndarray, int]) -> None:
+        s, mach, counts, _k = payload
+        j = self.slot[self.users[s.user].name]
+        for k, c in zip(mach.tolist(), counts.tolist(), strict=True):
+            self.alloc.release(j, int(c), int(k))
+        super()._complete(t, payload)
