@@ -105,11 +105,20 @@ def stages(rounds: list[Round], k: int) -> list[Stage]:
     return [r.stage(k) for r in rounds if r.live[k]]
 
 
+#: Members with at most this many users sort their capped users by a row-wise argsort.
+_ROW_SORT_USERS = 64
+
+
 def _capped_order(capped: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per member, the capped active users sorted by cap level (ties by
     index), padded: ``order`` (K, nmax) user indices and ``inc`` (K, nmax)
-    True where the entry is a real user. Sorts only the capped users."""
-    K = capped.shape[0]
+    True where the entry is a real user. Few users a member (the screens'
+    batches): one stable argsort per row; many (one large instance): only
+    the capped users are sorted. Both order by (cap level, index)."""
+    K, n = capped.shape
+    if n <= _ROW_SORT_USERS:
+        o = np.argsort(np.where(capped, T, np.inf), axis=1, kind="stable")[:, :int(capped.sum(axis=1).max(initial=0))]
+        return o, np.take_along_axis(capped, o, axis=1)
     kk, ii = np.nonzero(capped)
     o = np.lexsort((T[kk, ii], kk))
     kk, ii = kk[o], ii[o]

@@ -11,7 +11,7 @@ import pytest
 
 from analyzer.properties._batch import numeric_batch
 from analyzer.properties._common import Evaluator
-from models import Allocation, Instance, Policy
+from models import Allocation, Instance, Policy, get_policy
 from models.filling import FillingPolicy
 from models.policy import POLICIES, BatchSolver, register
 from tests.strategies import random_instance
@@ -95,3 +95,17 @@ def test_a_policy_with_a_batch_solver_plugs_into_the_screens() -> None:
             assert x is not None and np.allclose(x, ev.policy.solve(inst).x)
     finally:
         POLICIES.unregister(_EqualTasks.name)
+
+
+def test_both_orderings_of_the_capped_users_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The row-wise argsort (few users a member) and the sort of the capped
+    users only (many users) order by the same key: the same filling."""
+    import models.filling_numeric as kernel
+
+    rng = np.random.default_rng(11)
+    insts = [random_instance(rng, n_max=8, m_max=3) for _ in range(100)]
+    pol = get_policy("drf")
+    rows = [pol.solve(inst).x for inst in insts]
+    monkeypatch.setattr(kernel, "_ROW_SORT_USERS", 0)
+    for x, inst in zip(rows, insts, strict=True):
+        assert np.array_equal(x, pol.solve(inst).x), inst.describe()
