@@ -139,7 +139,12 @@ def _resource_levels(D: np.ndarray, R: np.ndarray, r: np.ndarray, k: np.ndarray,
     rising (each up to its cap level ``T``) from the usage ``base`` of the
     frozen ones; and (K, m) whether any active user uses the resource."""
     K, n, m = D.shape
-    order, inc = _capped_order(active & has_cap, T)
+    capped = active & has_cap
+    if not capped.any():  # no breakpoints: every resource fills at (R - base) / slope
+        slope = np.einsum("kn,knm->km", np.where(active, r, 0.0), D)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(slope > 0, (R - base) / slope, np.inf), slope > 0
+    order, inc = _capped_order(capped, T)
     nmax = order.shape[1]
     rows = np.arange(K)[:, None]
     Ts = np.where(inc, T[rows, order], np.inf)
