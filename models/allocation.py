@@ -111,7 +111,7 @@ class Allocation:
     @cached_property
     def usage(self) -> LabelledArray:
         """Total use of each resource, shape (m,) labelled by resource."""
-        # einsum, not @: see the note in models.filling.fill_numeric
+        # einsum, not @: see the note in models.filling_numeric
         return self._labelled(np.einsum("i,ij->j", self.x, self.instance.demands), "resource")
 
     @cached_property

@@ -44,7 +44,8 @@ the domain (``q_i > 0`` for uncapped users). Once objective changes are at
 roundoff level (:data:`~models.tolerances.CEEI_VALUE_RTOL`) a step is judged
 by its residual instead.
 
-The method runs on a batch of instances at once (:func:`solve_batch`), each
+The iteration lives in :mod:`models.ceei_dual`. It runs on a batch of
+instances at once (:func:`solve_batch`), each
 member with its own iterates, step sizes and stopping test, exactly as if it
 were alone: :meth:`models.policies.ceei.CEEI.solve` runs it on a batch of one
 (:func:`solve_eisenberg_gale`), the property screens on many.
@@ -68,18 +69,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tolerances import CEEI_ARMIJO, CEEI_CERTIFICATE_RTOL, CEEI_NEWTON_TOL, CEEI_VALUE_RTOL, FEASIBILITY_RTOL
-
-#: Newton iterations before giving up (the caller then falls back to cvxpy).
-MAX_ITERATIONS: int = 200
-#: Step halvings of one Armijo search before giving up. Steps along a price
-#: of zero curvature (every user of the resource capped) may have to shrink
-#: from the size of the largest demand ratio to that of the smallest, so the
-#: search stops earlier only when the trial point no longer moves.
-MAX_HALVINGS: int = 240
-#: Levenberg-Marquardt factor: the Newton system is ``H + mu I`` with
-#: ``mu = REGULARIZATION * residual * max(mean diag H, 1)``.
-REGULARIZATION: float = 1e-3
+from .ceei_dual import Dual, iterate
+from .tolerances import CEEI_CERTIFICATE_RTOL, CEEI_NEWTON_TOL, FEASIBILITY_RTOL
 
 
 @dataclass(frozen=True)
@@ -164,153 +155,6 @@ class NewtonBatch:
                 & (self.complementary_slackness <= CEEI_CERTIFICATE_RTOL) & self.converged)
 
 
-class _Dual:
-    """The normalised dual ``G`` of a batch of instances, vectorised over
-    members and users.
-
-    Users capped at 0 (``live`` False) and resources nobody live uses carry
-    zero weight and zero scaled demand: they leave the program (their price
-    stays 0). Matrix-vector products use ``np.einsum``, not ``@``: a
-    threaded BLAS ``gemv`` on a tall, 8-column matrix measured up to 100x
-    slower on a loaded 2-core machine (benchmarks/bench_ceei.py).
-    """
-
-    def __init__(self, AT: np.ndarray, v: np.ndarray, k: np.ndarray, live: np.ndarray) -> None:
-        self.AT = AT
-        self.v, self.live = v, live
-        self.k = np.where(live, k, 0.0)
-        fin = np.isfinite(k)
-        self.unbounded = live & ~fin
-        self.k_fin = np.where(fin & live, k, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # capped iff q <= thr (a user capped at 0 is always "capped", at 0 tasks)
-            self.thr = np.where(fin & live, v / np.where(fin & live, k, 1.0), np.where(live, 0.0, np.inf))
-            self.cap_const = np.where(fin & live, v * np.log(np.where(fin & live, k, 1.0)), 0.0)  # v log k
-            self.free_const = np.where(live, v * np.log(np.where(live, v, 1.0)) - v, 0.0)  # v log v - v
-
-    def evaluate(self, pi: np.ndarray, sel: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Value, ``q``, ``x(pi)`` and the uncapped mask of the members
-        ``sel`` (all when ``None``; ``pi`` has one row per member given);
-        value ``inf`` outside the domain (a user without cap and ``q <= 0``)."""
-        AT, v, k, live, unb, kf, thr, cc, fc = (
-            (self.AT, self.v, self.k, self.live, self.unbounded, self.k_fin, self.thr, self.cap_const,
-             self.free_const) if sel is None else
-            (self.AT[sel], self.v[sel], self.k[sel], self.live[sel], self.unbounded[sel], self.k_fin[sel],
-             self.thr[sel], self.cap_const[sel], self.free_const[sel]))
-        q = np.einsum("km,kmn->kn", pi, AT)
-        unc = q > thr
-        qu = np.where(unc, q, 1.0)
-        x = np.where(unc, v / qu, k)
-        h = np.where(unc, fc - v * np.log(qu), cc - kf * q)
-        value = pi.sum(axis=1) + h.sum(axis=1)
-        return np.where(np.any(unb & (q <= 0.0), axis=1), np.inf, value), q, x, unc
-
-    def gradient(self, x: np.ndarray, sel: np.ndarray | None = None) -> np.ndarray:
-        """``1 - sum_i x_i a_i``: the relative slack of each resource."""
-        return 1.0 - np.einsum("kmn,kn->km", self.AT if sel is None else self.AT[sel], x)
-
-    def hessian(self, q: np.ndarray, unc: np.ndarray, sel: np.ndarray | None) -> np.ndarray:
-        """``sum_{i uncapped} v_i / q_i^2 a_i a_i^T`` of the members ``sel`` (all when ``None``)."""
-        v, AT = (self.v, self.AT) if sel is None else (self.v[sel], self.AT[sel])
-        c = np.where(unc, v / np.where(unc, q * q, 1.0), 0.0)
-        return np.matmul(AT * c[:, None, :], AT.transpose(0, 2, 1))
-
-
-def _residual(pi: np.ndarray, grad: np.ndarray) -> np.ndarray:
-    """Infinity norm of the projected gradient ``pi - max(0, pi - grad)``, per member."""
-    return np.max(np.abs(pi - np.maximum(pi - grad, 0.0)), axis=1, initial=0.0)
-
-
-def _direction(dual: _Dual, pi: np.ndarray, q: np.ndarray, unc: np.ndarray, grad: np.ndarray,
-               res: np.ndarray, sel: np.ndarray) -> np.ndarray:
-    """The projected Newton direction of the members ``sel``: prices within
-    ``eps = min(res, 1)`` of 0 whose gradient pushes them down go to 0; the
-    others take a Marquardt-regularised Newton step on their block."""
-    eps = np.minimum(res, 1.0)[:, None]
-    free = ~((pi <= eps) & (grad > 0.0))
-    H = dual.hessian(q, unc, _rows(sel, dual.AT.shape[0]))
-    diag = np.diagonal(H, axis1=1, axis2=2)
-    floor = np.maximum(np.where(free, diag, -np.inf).max(axis=1, initial=-np.inf), 1.0)[:, None] * np.finfo(float).eps
-    mu = REGULARIZATION * eps * np.maximum(diag, floor)  # Marquardt: scaled per price
-    both = free[:, :, None] & free[:, None, :]
-    system = np.where(both, H, 0.0) + np.eye(H.shape[1]) * np.where(free, mu + (diag <= floor), 1.0)[:, None, :]
-    step = np.linalg.solve(system, np.where(free, -grad, 0.0)[:, :, None])[:, :, 0]
-    return np.where(free, step, -pi)
-
-
-def _rows(sel: np.ndarray, K: int) -> np.ndarray | None:
-    """``sel``, or ``None`` when it is every member in order (no copy)."""
-    return None if sel.size == K and bool(np.all(sel == np.arange(K))) else sel
-
-
-def _line_search(dual: _Dual, run: np.ndarray, state: tuple[np.ndarray, ...], d: np.ndarray
-                 ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """Armijo search along the projection arc ``max(pi + alpha d, 0)``,
-    halving ``alpha``, for the members ``run``. ``state`` is ``(pi, value,
-    q, x, unc, grad, res)`` of those members. A step whose predicted
-    decrease is at the dual's roundoff is accepted when it does not raise
-    the value or lowers the residual. Returns which members accepted a step
-    and their new ``(pi, value, q, x, unc, grad)``."""
-    pi, value, q, x, unc, grad, res = state
-    K = len(run)
-    new = [a.copy() for a in (pi, value, q, x, unc, grad)]
-    alpha = np.ones(K)
-    searching = np.ones(K, dtype=bool)
-    accepted = np.zeros(K, dtype=bool)
-    for _ in range(MAX_HALVINGS):
-        s = np.flatnonzero(searching)
-        trial = np.maximum(pi[s] + alpha[s, None] * d[s], 0.0)
-        moved = ~np.all(trial == pi[s], axis=1)
-        searching[s[~moved]] = False  # the trial point no longer moves: give up
-        s, trial = s[moved], trial[moved]
-        if not s.size:
-            break
-        rows = _rows(run[s], dual.AT.shape[0])
-        t_value, t_q, t_x, t_unc = dual.evaluate(trial, rows)
-        t_grad = dual.gradient(t_x, rows)
-        decrease = np.einsum("km,km->k", grad[s], trial - pi[s])  # <= 0 along a descent arc
-        small = np.abs(decrease) <= CEEI_VALUE_RTOL * (1.0 + np.abs(value[s]))
-        with np.errstate(invalid="ignore"):
-            ok = np.isfinite(t_value) & np.where(
-                small, (t_value <= value[s]) | (_residual(trial, t_grad) < res[s]),
-                t_value <= value[s] + CEEI_ARMIJO * decrease)
-        for target, got in zip(new, (trial, t_value, t_q, t_x, t_unc, t_grad), strict=True):
-            target[s[ok]] = got[ok]
-        searching[s[ok]] = False
-        accepted[s[ok]] = True
-        alpha[s] *= 0.5
-    return accepted, tuple(new)
-
-
-def _iterate(dual: _Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
-    """Projected Newton iterations from ``pi`` until every member's residual
-    is below ``tol``, its line search fails or it has taken
-    :data:`MAX_ITERATIONS` steps. Returns ``(pi, value, q, x, unc, grad,
-    res, iterations)``."""
-    K = pi.shape[0]
-    value, q, x, unc = dual.evaluate(pi)
-    grad = dual.gradient(x)
-    res = _residual(pi, grad)
-    it = np.zeros(K, dtype=int)
-    running = res > tol
-    while True:
-        run = np.flatnonzero(running & (it < MAX_ITERATIONS))
-        if not run.size:
-            break
-        it[run] += 1
-        state = (pi[run], value[run], q[run], x[run], unc[run], grad[run], res[run])
-        d = _direction(dual, pi[run], q[run], unc[run], grad[run], res[run], run)
-        ok, new = _line_search(dual, run, state, d)
-        running[run[~ok]] = False  # no acceptable step: stop where it is
-        upd = run[ok]
-        for target, got in zip((pi, value, q, x, unc, grad), new, strict=True):
-            target[upd] = got[ok]
-        res[upd] = _residual(pi[upd], grad[upd])
-        running[upd] = res[upd] > tol
-    return pi, value, q, x, unc, grad, res, it
-
-
 def solve_batch(
     capacity: np.ndarray,
     demands: np.ndarray,
@@ -335,9 +179,9 @@ def solve_batch(
     used = (AT > 0).any(axis=2)  # a resource nobody uses has price 0
     W = np.where(live, w, 0.0).sum(axis=1)
     W = np.where(W > 0, W, 1.0)
-    dual = _Dual(AT, np.where(live, w, 0.0) / W[:, None], k, live)
+    dual = Dual(AT, np.where(live, w, 0.0) / W[:, None], k, live)
     pi0 = np.where(used, 1.0 / np.maximum(used.sum(axis=1, keepdims=True), 1), 0.0)  # every q > 0
-    pi, value, _, x, _, grad, res, it = _iterate(dual, pi0, tol)
+    pi, value, _, x, _, grad, res, it = iterate(dual, pi0, tol)
     with np.errstate(divide="ignore", invalid="ignore"):
         primal = np.where(live, dual.v * np.log(np.where(live, x, 1.0)), 0.0).sum(axis=1)
     usage_share = np.einsum("kn,knm->km", x, D) / R

@@ -22,11 +22,14 @@ written with numpy operations that also work on object arrays of Fractions
 tests prove equal:
 
 * :meth:`FillingPolicy.solve` -- vectorised numpy, at most ``m + 1`` stages,
-  no per-user Python loop;
+  no per-user Python loop (:mod:`models.filling_numeric`, the one numeric
+  filling; :meth:`FillingPolicy.solve_batch` runs it on many instances at
+  once for the property screens);
 * :meth:`FillingPolicy.solve_exact` -- the same events in ``Fraction``;
 * :meth:`FillingPolicy.solve_program` -- the definition, a sequence of
-  cvxpy LPs (one per stage: maximise the common level of the active users;
-  users with a positive dual on their level constraint are blocked).
+  cvxpy LPs (:mod:`models.leximin`: one per stage, maximise the common
+  level of the active users; users with a positive dual on their level
+  constraint, or using a priced resource, are blocked).
 """
 
 from __future__ import annotations
@@ -156,7 +159,7 @@ class FillingPolicy(Policy):
         x, _ = fill_shares(self.shares_batch(demands, capacity), demands, capacity, weights, caps)
         return x, np.ones(len(x), dtype=bool)
 
-    def batch_solver(self, independent: bool = False) -> BatchSolver | None:
+    def batch_solver(self) -> BatchSolver | None:
         """:meth:`solve_batch` when the policy keeps the family's own
         :meth:`solve` and :meth:`shares_for` (its share of one task then
         depends on the arrays only); ``None`` otherwise."""

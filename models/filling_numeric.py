@@ -72,8 +72,12 @@ class Round:
     level : ndarray, shape (K,)
         The level reached by each live member.
     saturated : ndarray of bool, shape (K, m)
-    frozen : ndarray of bool, shape (K, n)
-    capped : ndarray of bool, shape (K, n)
+    frozen : ndarray of int
+        The users that stopped, as sorted flat indices ``k * n + i``.
+    capped : ndarray of int
+        The subset of ``frozen`` that stopped at its cap (flat, sorted).
+    n : int
+        Users per member.
     phase : int
         As in :class:`Stage`.
     """
@@ -83,13 +87,17 @@ class Round:
     saturated: np.ndarray
     frozen: np.ndarray
     capped: np.ndarray
+    n: int
     phase: int = 1
 
     def stage(self, k: int) -> Stage:
         """Member ``k``'s event in this round."""
+        def users(flat: np.ndarray) -> np.ndarray:
+            lo, hi = np.searchsorted(flat, [k * self.n, (k + 1) * self.n])
+            return flat[lo:hi] - k * self.n
+
         return Stage(level=float(self.level[k]), saturated=tuple(np.flatnonzero(self.saturated[k]).tolist()),
-                     frozen=np.flatnonzero(self.frozen[k]), capped=np.flatnonzero(self.capped[k]),
-                     phase=self.phase)
+                     frozen=users(self.frozen), capped=users(self.capped), phase=self.phase)
 
 
 def stages(rounds: list[Round], k: int) -> list[Stage]:
@@ -97,11 +105,20 @@ def stages(rounds: list[Round], k: int) -> list[Stage]:
     return [r.stage(k) for r in rounds if r.live[k]]
 
 
+#: Members with at most this many users sort their capped users by a row-wise argsort.
+_ROW_SORT_USERS = 64
+
+
 def _capped_order(capped: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per member, the capped active users sorted by cap level (ties by
     index), padded: ``order`` (K, nmax) user indices and ``inc`` (K, nmax)
-    True where the entry is a real user. Sorts only the capped users."""
-    K = capped.shape[0]
+    True where the entry is a real user. Few users a member (the screens'
+    batches): one stable argsort per row; many (one large instance): only
+    the capped users are sorted. Both order by (cap level, index)."""
+    K, n = capped.shape
+    if n <= _ROW_SORT_USERS:
+        o = np.argsort(np.where(capped, T, np.inf), axis=1, kind="stable")[:, :int(capped.sum(axis=1).max(initial=0))]
+        return o, np.take_along_axis(capped, o, axis=1)
     kk, ii = np.nonzero(capped)
     o = np.lexsort((T[kk, ii], kk))
     kk, ii = kk[o], ii[o]
@@ -122,7 +139,12 @@ def _resource_levels(D: np.ndarray, R: np.ndarray, r: np.ndarray, k: np.ndarray,
     rising (each up to its cap level ``T``) from the usage ``base`` of the
     frozen ones; and (K, m) whether any active user uses the resource."""
     K, n, m = D.shape
-    order, inc = _capped_order(active & has_cap, T)
+    capped = active & has_cap
+    if not capped.any():  # no breakpoints: every resource fills at (R - base) / slope
+        slope = np.einsum("kn,knm->km", np.where(active, r, 0.0), D)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(slope > 0, (R - base) / slope, np.inf), slope > 0
+    order, inc = _capped_order(capped, T)
     nmax = order.shape[1]
     rows = np.arange(K)[:, None]
     Ts = np.where(inc, T[rows, order], np.inf)
@@ -192,8 +214,9 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
     D = np.asarray(demands, dtype=float)
     K, n, m = D.shape
     R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
-    r = np.broadcast_to(np.asarray(rates, dtype=float), (K, n))
-    k = np.broadcast_to(np.asarray(caps, dtype=float), (K, n))
+    r = np.ascontiguousarray(np.broadcast_to(np.asarray(rates, dtype=float), (K, n)))
+    k = np.ascontiguousarray(np.broadcast_to(np.asarray(caps, dtype=float), (K, n)))
+    rows_D = D.reshape(K * n, m)  # the users of all members, flat (k * n + i)
     x = np.zeros((K, n))
     T = k / r  # level at which each user reaches its cap (inf if uncapped)
     has_cap = np.isfinite(T)
@@ -214,14 +237,17 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
         if sat_now.any():  # demands are >= 0: a user uses a saturated resource iff its demand on them sums > 0
             sub = np.flatnonzero(sat_now.any(axis=0))
             stop = stop | (active & (np.einsum("knm,km->kn", D[:, :, sub], sat_now[:, sub].astype(float)) > 0))
-        kk, ii = np.nonzero(stop)  # sorted by member
-        x[kk, ii] = np.where(cap_now[kk, ii], k[kk, ii], np.minimum(tstar[kk] * r[kk, ii], k[kk, ii]))
-        if kk.size:
+        flat = np.flatnonzero(stop)  # k * n + i, sorted by member
+        kk = flat // n
+        capped = cap_now.reshape(-1)[flat]
+        got = np.where(capped, k.reshape(-1)[flat], np.minimum(tstar[kk] * r.reshape(-1)[flat], k.reshape(-1)[flat]))
+        x.reshape(-1)[flat] = got
+        if flat.size:
             starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
-            base[kk[starts]] += np.add.reduceat(x[kk, ii][:, None] * D[kk, ii], starts, axis=0)
+            base[kk[starts]] += np.add.reduceat(got[:, None] * rows_D[flat], starts, axis=0)
         active &= ~stop
         saturated |= sat_now
-        rounds.append(Round(live=live, level=tstar, saturated=sat_now, frozen=stop, capped=cap_now))
+        rounds.append(Round(live=live, level=tstar, saturated=sat_now, frozen=flat, capped=flat[capped], n=n))
     return x, rounds, saturated
 
 

@@ -96,17 +96,13 @@ class Policy(ABC):
     def solve(self, instance: Instance) -> Allocation:
         """Fast numeric solution (floats)."""
 
-    def batch_solver(self, independent: bool = False) -> BatchSolver | None:
+    def batch_solver(self) -> BatchSolver | None:
         """A vectorised solver of many instances of equal shape and weights
         (the property screens use it), or ``None`` (the default: one
-        :meth:`solve` per instance).
-
-        Parameters
-        ----------
-        independent : bool
-            The members are unrelated instances: each must end where a
-            batch of that member alone would.
-        """
+        :meth:`solve` per instance). Each member must come out as
+        :meth:`solve` would give it alone (up to rounding); a member the
+        batch cannot certify is marked not converged, and the screens then
+        call :meth:`solve` for it."""
         return None
 
     def solve_exact(self, instance: Instance) -> Allocation:

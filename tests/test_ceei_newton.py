@@ -121,7 +121,7 @@ def test_exact_rational_instance_matches_fractions() -> None:
 
 
 def test_fallback_to_cvxpy_when_not_certified(monkeypatch: pytest.MonkeyPatch) -> None:
-    import models.ceei_newton as newton
+    import models.ceei_dual as newton
 
     monkeypatch.setattr(newton, "MAX_ITERATIONS", 0)  # the starting prices certify nothing
     inst = Instance.load("examples/paper_two_users.toml")

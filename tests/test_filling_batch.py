@@ -11,9 +11,9 @@ import pytest
 
 from analyzer.properties._batch import numeric_batch
 from analyzer.properties._common import Evaluator
-from models import Instance
+from models import Allocation, Instance, Policy, get_policy
 from models.filling import FillingPolicy
-from models.policy import POLICIES, register
+from models.policy import POLICIES, BatchSolver, register
 from tests.strategies import random_instance
 
 
@@ -58,3 +58,54 @@ def test_batched_screen_is_the_policy_solver(name: str, cpu_only: FillingPolicy)
     for x, inst in zip(xs, insts, strict=True):
         assert x is not None
         assert np.array_equal(x, ev.policy.solve(inst).x), inst.describe()
+
+
+class _EqualTasks(Policy):
+    """Every user the same number of tasks, as many as fit (test only):
+    with a vectorised batch solver, and no dispatcher edited to use it."""
+
+    name = "test-equal-tasks-batch"
+    description = "equal task counts (test only)"
+    batches = 0
+
+    def solve(self, instance: Instance) -> Allocation:
+        x, _ = self._batch(instance.demands[None], instance.capacity, instance.weights, instance.max_tasks[None])
+        return Allocation(instance=instance, x=x[0], policy=self.label)
+
+    def batch_solver(self) -> BatchSolver | None:
+        return self._batch
+
+    def _batch(self, D: np.ndarray, R: np.ndarray, w: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        type(self).batches += 1
+        with np.errstate(divide="ignore"):  # a resource nobody uses bounds nothing
+            t = (np.broadcast_to(R, (len(D), D.shape[2]))[:, None, :] / D.sum(axis=1, keepdims=True)).min(axis=2)
+        return np.broadcast_to(t, k.shape).copy(), np.ones(len(D), dtype=bool)
+
+
+def test_a_policy_with_a_batch_solver_plugs_into_the_screens() -> None:
+    register(_EqualTasks)
+    try:
+        rng = np.random.default_rng(5)
+        insts = [random_instance(rng, n_max=4, m_max=3, caps=False) for _ in range(50)]
+        ev = Evaluator(_EqualTasks.name)
+        before = _EqualTasks.batches
+        xs = numeric_batch(ev.policy, insts, "continuous")
+        assert _EqualTasks.batches - before <= len({(i.n, i.m, i.weights.tobytes()) for i in insts})
+        for x, inst in zip(xs, insts, strict=True):
+            assert x is not None and np.allclose(x, ev.policy.solve(inst).x)
+    finally:
+        POLICIES.unregister(_EqualTasks.name)
+
+
+def test_both_orderings_of_the_capped_users_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The row-wise argsort (few users a member) and the sort of the capped
+    users only (many users) order by the same key: the same filling."""
+    import models.filling_numeric as kernel
+
+    rng = np.random.default_rng(11)
+    insts = [random_instance(rng, n_max=8, m_max=3) for _ in range(100)]
+    pol = get_policy("drf")
+    rows = [pol.solve(inst).x for inst in insts]
+    monkeypatch.setattr(kernel, "_ROW_SORT_USERS", 0)
+    for x, inst in zip(rows, insts, strict=True):
+        assert np.array_equal(x, pol.solve(inst).x), inst.describe()

@@ -28,10 +28,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._common import Evaluator
 
 
-def batch_solver(policy: Policy, independent: bool = False) -> BatchSolver | None:
+def batch_solver(policy: Policy) -> BatchSolver | None:
     """The policy's vectorised batch solver
     (:meth:`~models.policy.Policy.batch_solver`), or ``None``."""
-    return policy.batch_solver(independent)
+    return policy.batch_solver()
 
 
 def is_filling(policy: Policy) -> bool:
@@ -101,10 +101,11 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
     which the caller treats as a candidate for the full check.
 
     Each member is solved as :meth:`._common.Evaluator.numeric` would solve
-    it alone (CEEI members are frozen once converged), up to rounding.
+    it alone, up to rounding (every batch solver treats its members as
+    independent instances).
     """
     out: list[np.ndarray | None] = [None] * len(instances)
-    solve = batch_solver(policy, independent=True) if mode == CONTINUOUS else None
+    solve = batch_solver(policy) if mode == CONTINUOUS else None
     if solve is None:
         return out
     _MEMO.clear()

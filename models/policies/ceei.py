@@ -82,10 +82,11 @@ class CEEI(Policy):
         alloc.stats["seconds"] = time.perf_counter() - t0
         return alloc
 
-    def batch_solver(self, independent: bool = False) -> BatchSolver | None:
+    def batch_solver(self) -> BatchSolver | None:
         """The projected Newton method of :meth:`solve`, vectorised over a
-        batch (:func:`models.ceei_newton.ceei_batch`; every member is solved
-        as if alone, so ``independent`` changes nothing)."""
+        batch (:func:`models.ceei_newton.ceei_batch`): every member is
+        solved as if alone and kept only when certified, as :meth:`solve`
+        keeps Newton's answer."""
         return ceei_batch
 
     def crosscheck(self, instance: Instance) -> float:
