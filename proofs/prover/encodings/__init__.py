@@ -41,7 +41,8 @@ class Encoding:
     formula: Callable[[Market, Sequence[Any], str], list[Any]]
 
 
-_ENCODINGS: Registry[Encoding] = Registry("SMT-encoded policy", lazy=(__name__,), error=PolicyError)
+#: The SMT encodings by policy name (one module per family in this package).
+ENCODINGS: Registry[Encoding] = Registry("SMT-encoded policy", lazy=(__name__,), error=PolicyError)
 
 
 def register_encoding(
@@ -50,7 +51,7 @@ def register_encoding(
     """Decorator registering ``formula`` as the encoding of policy ``name``."""
 
     def deco(formula: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-        _ENCODINGS.register(name, Encoding(name, normalise, formula))
+        ENCODINGS.register(name, Encoding(name, normalise, formula))
         return formula
 
     return deco
@@ -58,9 +59,9 @@ def register_encoding(
 
 def encodings() -> dict[str, Encoding]:
     """Every registered encoding by policy name (modules loaded on first use)."""
-    return dict(_ENCODINGS.items())
+    return dict(ENCODINGS.items())
 
 
 def get_encoding(policy: str) -> Encoding:
     """The encoding of ``policy`` (:class:`~models.PolicyError` when there is none)."""
-    return _ENCODINGS.get(policy)
+    return ENCODINGS.get(policy)

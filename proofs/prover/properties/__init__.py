@@ -70,7 +70,8 @@ class Negation:
     resources: int | None = None
 
 
-_NEGATIONS: Registry[Negation] = Registry("SMT-encoded property", lazy=(__name__,), error=PolicyError)
+#: The negated properties by name (one module each in this package).
+NEGATIONS: Registry[Negation] = Registry("SMT-encoded property", lazy=(__name__,), error=PolicyError)
 
 
 def register_negation(
@@ -95,7 +96,7 @@ def register_negation(
         return fixed, [i for i in range(n) if i not in fixed]
 
     def deco(build: Callable[..., Query]) -> Callable[..., Query]:
-        _NEGATIONS.register(name, Negation(name, roles, extra_rows, build, min_users, resources))
+        NEGATIONS.register(name, Negation(name, roles, extra_rows, build, min_users, resources))
         return build
 
     return deco
@@ -103,12 +104,12 @@ def register_negation(
 
 def negations() -> dict[str, Negation]:
     """Every registered negation by property name."""
-    return dict(_NEGATIONS.items())
+    return dict(NEGATIONS.items())
 
 
 def get_negation(prop: str) -> Negation:
     """The negation of ``prop`` (:class:`~models.PolicyError` when there is none)."""
-    return _NEGATIONS.get(prop)
+    return NEGATIONS.get(prop)
 
 
 def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None
