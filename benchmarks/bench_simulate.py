@@ -89,6 +89,8 @@ def main() -> int:
     rate = n / sec
     met = "met" if rate >= 1e6 else "NOT met"
     print(f"{'instances per second (kernel engine)':<60s} {rate:12,.0f}    goal >= 1,000,000: {met}")
+    print(f"{'instances per CPU second of this process (kernel engine)':<60s} {n / stats['cpu']:12,.0f}    "
+          f"(the wall rate depends on the machine's load)")
     print(f"{'instances per second (per-task baseline)':<60s} {base_n / base_s:12,.0f}")
     ratio("kernel engine vs per-task loop (instances per second)", n / base_n * base_s, sec)
     print(f"{'peak resident memory (MB, whole process; numba included)':<60s} {rss:12,.0f}")

@@ -116,3 +116,21 @@ def test_mesos_per_task_counts_include_released_tasks() -> None:
     eng.release("A", 2)
     eng.release("B", 1)
     assert inst.users[eng.allocate().picks[0]] == "B"
+
+
+CAPPED = {"resources": {"cpu": 10, "mem": 10},
+          "users": {"A": {"demand": {"cpu": 1, "mem": 1}, "max_tasks": 2}, "B": {"demand": {"cpu": 3, "mem": 3}}}}
+CAPPED_GROUPS = {**CAPPED, "users": {"A": {**CAPPED["users"]["A"], "group": "g"},
+                                     "B": {**CAPPED["users"]["B"], "group": "g"}}}
+
+
+@pytest.mark.parametrize("policy", ["drf", "asset", "mesos", "mesos:offers=false", "yarn", "volcano", "kueue"])
+@pytest.mark.parametrize("spec", [CAPPED, CAPPED_GROUPS])
+def test_a_later_step_keeps_the_caps(policy: str, spec: dict) -> None:
+    # A reaches its cap of 2 in the first step; B's third task does not fit (2 cpu left); with
+    # on_full=skip the second step must not give A a third task (Volcano's loops used to list every
+    # user with a positive cap as active, not those with room left)
+    inst = Instance.from_dict(spec)
+    eng = Engine(inst, policy, on_full="skip")
+    assert eng.allocate().tasks.tolist() == [2, 2]
+    assert eng.allocate().tasks.tolist() == [2, 2]

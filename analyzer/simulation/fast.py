@@ -62,9 +62,12 @@ _COMPILED: dict[Any, Any] = {}
 
 def compiled(kernel: Callable[..., Any], helpers: tuple[Callable[..., Any], ...]) -> Callable[..., Any]:
     """``kernel`` compiled with numba, its ``helpers`` (callees first)
-    inlined into it (a call of a compiled function passing arrays costs an
-    atomic reference count per array, which dominated the event loop), or
-    ``kernel`` itself without numba (:func:`models.compiled.compiled`)."""
+    compiled for it, or ``kernel`` itself without numba (as
+    :func:`models.compiled.compiled`, with the globals of every helper's
+    module). Compiled without numba's runtime (``_nrt=False``): with it,
+    every call of a compiled helper passing arrays costs an atomic
+    reference count per array, which took half of the event loop's time;
+    the kernel allocates nothing, so it needs no runtime."""
     if not numba_available():
         return kernel
     out = _COMPILED.get(kernel)

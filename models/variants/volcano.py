@@ -196,7 +196,7 @@ class VolcanoShare(VariantShare):
             self._drive_flat(run)
             return True
         caps = st.data.caps
-        active = [i for i, c in enumerate(caps) if c is None or c > 0]
+        active = [i for i, c in enumerate(caps) if c is None or int(st.tasks[i]) < c]  # room left (a later step)
         while active:
             i = min(active, key=lambda u: self.key(st, u))
             run.decisions += 1
@@ -230,7 +230,7 @@ class VolcanoShare(VariantShare):
         caps = np.array([big if c is None else c for c in data.caps], dtype=np.int64)
         names = np.asarray(prep["name"], dtype=np.int64)
         needs = D > 0
-        active = np.flatnonzero(caps > 0)
+        active = np.flatnonzero(caps > np.asarray(st.tasks, dtype=np.int64))  # room left (a later step)
         while active.size:
             t = np.asarray(st.tasks, dtype=np.int64)
             free_total = T - (t.astype(object)[:, None] * D).sum(axis=0)
