@@ -186,6 +186,25 @@ def _unsaturated_end(tstar: np.ndarray, live: np.ndarray, active: np.ndarray, ha
     return np.where(stuck, np.where(active, T, -np.inf).max(axis=1), tstar)
 
 
+def _freeze(stop: np.ndarray, cap_now: np.ndarray, tstar: np.ndarray, k: np.ndarray, r: np.ndarray,
+            rows_D: np.ndarray, x: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Freeze the users ``stop`` (K, n) at level ``tstar`` (their cap when
+    ``cap_now``): their tasks go into ``x`` and their usage into ``base``
+    (both updated in place). Returns the frozen and the capped users as
+    sorted flat indices ``k * n + i``."""
+    n = stop.shape[1]
+    flat = np.flatnonzero(stop)  # sorted by member
+    kk = flat // n
+    capped = cap_now.reshape(-1)[flat]
+    kf = k.reshape(-1)[flat]
+    got = np.where(capped, kf, np.minimum(tstar[kk] * r.reshape(-1)[flat], kf))
+    x.reshape(-1)[flat] = got
+    if flat.size:
+        starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
+        base[kk[starts]] += np.add.reduceat(got[:, None] * rows_D[flat], starts, axis=0)
+    return flat, flat[capped]
+
+
 def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, caps: np.ndarray,
                 rtol: float = SATURATION_RTOL) -> tuple[np.ndarray, list[Round], np.ndarray]:
     """Progressive filling with rates of a batch of instances, each member
@@ -237,17 +256,10 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
         if sat_now.any():  # demands are >= 0: a user uses a saturated resource iff its demand on them sums > 0
             sub = np.flatnonzero(sat_now.any(axis=0))
             stop = stop | (active & (np.einsum("knm,km->kn", D[:, :, sub], sat_now[:, sub].astype(float)) > 0))
-        flat = np.flatnonzero(stop)  # k * n + i, sorted by member
-        kk = flat // n
-        capped = cap_now.reshape(-1)[flat]
-        got = np.where(capped, k.reshape(-1)[flat], np.minimum(tstar[kk] * r.reshape(-1)[flat], k.reshape(-1)[flat]))
-        x.reshape(-1)[flat] = got
-        if flat.size:
-            starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
-            base[kk[starts]] += np.add.reduceat(got[:, None] * rows_D[flat], starts, axis=0)
+        flat, capped = _freeze(stop, cap_now, tstar, k, r, rows_D, x, base)
         active &= ~stop
         saturated |= sat_now
-        rounds.append(Round(live=live, level=tstar, saturated=sat_now, frozen=flat, capped=flat[capped], n=n))
+        rounds.append(Round(live=live, level=tstar, saturated=sat_now, frozen=flat, capped=capped, n=n))
     return x, rounds, saturated
 
 
