@@ -37,7 +37,7 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
     did not fit (in order) and the number of heap decisions. ``caps`` holds
     a large number for unbounded users.
 
-    One piece on purpose (longer than the 60-line habit): numba compiles
+    One piece: longer than the 60-line habit on purpose: numba compiles
     this function as a whole with its heap and growing buffers as locals;
     helpers would be separate compiled functions passing those buffers
     back and forth, and the kernel exists to avoid exactly that overhead.

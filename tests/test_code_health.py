@@ -4,6 +4,7 @@ and mypy on ``models/``."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -30,3 +31,37 @@ def test_ruff_is_clean():
 def test_mypy_is_clean_on_models():
     out = subprocess.run([*_tool("mypy")], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+#: Longest module and function in analyzer/, models/ and proofs/ (issue 17's
+#: habits); a longer one says why in its docstring with a line starting
+#: "One piece:".
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+_EXEMPT = "One piece:"
+
+
+def _sources() -> list[Path]:
+    return sorted(p for pkg in ("analyzer", "models", "proofs") for p in (ROOT / pkg).rglob("*.py"))
+
+
+def _says_why(node: ast.AST) -> bool:
+    doc = ast.get_docstring(node) if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    return doc is not None and any(line.strip().startswith(_EXEMPT) for line in doc.splitlines())
+
+
+def test_no_module_over_the_line_limit():
+    long = [f"{p.relative_to(ROOT)}: {n} lines" for p in _sources()
+            if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES and not _says_why(ast.parse(p.read_text()))]
+    assert not long, "modules over the limit:\n" + "\n".join(long)
+
+
+def test_no_function_over_the_line_limit():
+    long = []
+    for p in _sources():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None:
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES and not _says_why(node):
+                    long.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.name}: {n} lines")
+    assert not long, "functions over the limit:\n" + "\n".join(long)

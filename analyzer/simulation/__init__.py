@@ -84,15 +84,19 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
               "tie_break": opts.pop("tie_break", "index"),
               "check_properties": bool(opts.pop("check_properties", False)),
               "record_users": bool(opts.pop("record_users", True)), "progress": opts.pop("progress", None)}
-    batch = bool(opts.pop("batch", True))
+    return _engine(w, model, variant, bool(opts.pop("batch", True)), common).run()
+
+
+def _engine(w: Workload, model: Any, variant: bool, batch: bool, common: dict[str, Any]) -> Engine | FastEngine:
+    """The engine that runs ``model``: a production variant's own discrete
+    engine, the compiled kernel engine when the policy's keys allow it, else
+    the reference engine."""
     keys = kernel_keys(model) if batch and not variant else None
     if variant:
-        engine: Engine | FastEngine = VariantEngine(w, model, **common)
-    elif keys is not None:
-        engine = FastEngine(w, model, keys, **common)
-    else:
-        engine = Engine(w, model, batch=batch, **common)
-    return engine.run()
+        return VariantEngine(w, model, **common)
+    if keys is not None:
+        return FastEngine(w, model, keys, **common)
+    return Engine(w, model, batch=batch, **common)
 
 
 def _options(w: Workload, options: dict[str, Any], until: float | None) -> tuple[float | None, dict[str, Any]]:

@@ -116,7 +116,7 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
     the agent with their new keys (a binary search over the blocks, a
     shift inside one block, a split when it is full).
 
-    It is one function on purpose: it is compiled by numba
+    One piece: one function on purpose, compiled by numba
     (:mod:`models.compiled`), where every call out of the loop over agents
     costs a compiled call per offer, and the block list (five arrays
     updated together) has no cheap representation to pass between helpers.
