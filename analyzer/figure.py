@@ -43,11 +43,6 @@ def plot_format(path: str | Path) -> str:
         shown = f"'.{ext}'" if ext else "no extension"
         raise ValueError(f"{path}: unsupported image format ({shown}); use one of "
                          + ", ".join("." + f for f in PLOT_FORMATS))
-    if ext in ("jpg", "jpeg"):
-        try:
-            import PIL  # noqa: F401 -- matplotlib writes JPEG through Pillow
-        except ImportError:
-            raise ValueError(f"{path}: JPEG output needs Pillow: pip install pillow") from None
     return ext
 
 

@@ -114,13 +114,10 @@ def _strict(o: Any) -> Any:
 def _json_default(o: Any) -> Any:
     if isinstance(o, Fraction):
         return str(o)
-    try:
-        import numpy as np
+    import numpy as np
 
-        if isinstance(o, np.generic):
-            return o.item()
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-    except ImportError:  # pragma: no cover
-        pass
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
     return str(o)

@@ -106,13 +106,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _discrete_engine() -> tuple[Any, Any]:
     """``(progressive_filling, has_discrete_form)`` from the discrete engine."""
-    try:
-        from models import PolicyError
-        from models.discrete import get_discrete_policy
+    from models import PolicyError
+    from models.discrete import get_discrete_policy
 
-        from ..discrete import progressive_filling
-    except ImportError:
-        raise UsageError("--discrete: the discrete engine (analyzer.discrete) is not installed in this build") from None
+    from ..discrete import progressive_filling
 
     def has_discrete_form(policy: Any) -> bool:
         try:
