@@ -38,7 +38,7 @@ import time
 from abc import abstractmethod
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -58,6 +58,11 @@ class FillingPolicy(Policy):
     Subclasses implement :meth:`share_per_task`; weights and caps come from
     the instance.
     """
+
+    #: What the filled quantity is called in plain words (certificates,
+    #: ``--explain``): "dominant share" for DRF, "aggregate share" for asset
+    #: fairness.
+    share_label: ClassVar[str] = "share"
 
     @abstractmethod
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:

@@ -34,14 +34,10 @@ from models.filling import FillingPolicy, Stage
 
 from .checks import Check, Verified, join_names
 
-#: What the filled quantity is called in plain words, by policy name
-#: (policies not listed are described by ``share_label`` or "share").
-SHARE_NAMES: dict[str, str] = {"drf": "dominant share", "asset": "aggregate share"}
-
 
 def share_name(policy: FillingPolicy, weighted: bool) -> str:
     """Name of the quantity a filling policy equalises (``"dominant share"``)."""
-    base = getattr(policy, "share_label", None) or SHARE_NAMES.get(policy.name, "share")
+    base = policy.share_label
     return f"weighted {base}" if weighted else base
 
 
@@ -282,4 +278,4 @@ def _is_stage_list(cert: Any) -> bool:
     return isinstance(cert, list | tuple) and all(isinstance(s, Stage) for s in cert)
 
 
-__all__ = ["SHARE_NAMES", "FillingCertificate", "StageCertificate", "certify_filling", "share_name"]
+__all__ = ["FillingCertificate", "StageCertificate", "certify_filling", "share_name"]

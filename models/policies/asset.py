@@ -29,6 +29,7 @@ class AssetFairness(FillingPolicy):
 
     name = "asset"
     description = "Asset fairness: max-min on weighted aggregate (summed) shares"
+    share_label = "aggregate share"
     source = "Ghodsi et al., NSDI 2011, Section 5.1"
     scale_invariant = True  # the aggregate share x_i sum_j d_ij / R_j depends on the bundle only
 

@@ -30,6 +30,7 @@ class DRF(FillingPolicy):
 
     name = "drf"
     description = "Dominant Resource Fairness: max-min on weighted dominant shares"
+    share_label = "dominant share"
     source = "Ghodsi et al., NSDI 2011, Sections 4.1-4.3"
     scale_invariant = True  # the dominant share x_i max_j d_ij / R_j depends on the bundle only
 
