@@ -251,12 +251,19 @@ class FillingPolicy(Policy):
         Au = A[:, used]
         fin = np.flatnonzero(np.isfinite(k))
 
+        # each capacity row divided by its largest coefficient: a resource
+        # used only at tiny shares per unit of level (slots: a slot's worth
+        # of a 1e-9 task) would otherwise have coefficients and a right-hand
+        # side far below HiGHS' small-matrix and feasibility tolerances
+        row = Au.max(axis=0)
+        An = Au / row
+
         def build(act: np.ndarray, frozen: np.ndarray, levels: np.ndarray, waiting: np.ndarray) -> LeximinStage:
             u = _stage_scale(Au, levels, frozen, k * scale, act)
             y = cp.Variable(n, nonneg=True)
             t = cp.Variable()
             level = y[act] >= t
-            cons = [Au.T @ y <= 1 / u, level]
+            cons = [An.T @ y <= 1 / (u * row), level]
             if fin.size:
                 cons.append(y[fin] <= k[fin] * scale[fin] / u)
             if frozen.any():
@@ -267,7 +274,7 @@ class FillingPolicy(Policy):
                 cons.append(y[waiting] == 0)
             return LeximinStage(cp.Problem(cp.Maximize(t), cons), t, level, prices=cons[0],
                                 blocked_by=lambda priced: (Au[act][:, priced] > 0).any(axis=1),
-                                unit=u, price_unit=1 / u)
+                                unit=u, price_unit=1 / (u * row))
 
         levels, problems = leximin_stages(n, build, self.label, LP_SOLVERS, DUAL_TOL, phases=(~zero, zero))
         return levels / scale, problems
@@ -276,15 +283,20 @@ class FillingPolicy(Policy):
 def _stage_scale(A: np.ndarray, levels: np.ndarray, frozen: np.ndarray, cap_levels: np.ndarray,
                  active: np.ndarray) -> float:
     """A positive estimate of the next stage's level, used only to scale the
-    stage LP: the smallest of the active users' cap levels and the levels at
-    which a resource would fill if nobody were capped (1 when none is
-    positive and finite)."""
+    stage LP: the smallest positive one of the active users' cap levels and
+    the levels at which a resource would fill if nobody were capped (1 when
+    none is positive and finite). A zero candidate (a user with cap 0, or a
+    resource filled up to roundoff) is skipped: as a scale it gave 1, and
+    the other users' cap rows became bounds like ``y <= 1e-16`` that HiGHS'
+    feasibility tolerance cannot tell from 0, so users frozen at 0 with
+    them."""
     residual = 1.0 - levels[frozen] @ A[frozen]
     slope = A[active].sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         sat = np.where(slope > 0, residual / slope, np.inf)
-    u = float(min(np.min(sat, initial=np.inf), np.min(cap_levels[active], initial=np.inf)))
-    return u if np.isfinite(u) and u > 0 else 1.0
+    cand = np.concatenate([sat, cap_levels[active]])
+    u = float(np.min(cand[cand > 0], initial=np.inf))
+    return u if np.isfinite(u) else 1.0
 
 
 # ---------------------------------------------------------------------------

@@ -56,8 +56,9 @@ class LeximinStage:
         per active entry).
     unit : float
         Scale of ``t``: the level reached is ``t * unit``.
-    price_unit : float
-        Scale of the duals of ``prices``: a price is ``dual * price_unit``.
+    price_unit : float or ndarray
+        Scale of the duals of ``prices`` (one per row when the rows are
+        scaled differently): a price is ``dual * price_unit``.
     """
 
     problem: Any
@@ -66,7 +67,7 @@ class LeximinStage:
     prices: Any = None
     blocked_by: Callable[[np.ndarray], np.ndarray] | None = None
     unit: float = 1.0
-    price_unit: float = 1.0
+    price_unit: float | np.ndarray = 1.0
 
 
 #: Builds stage ``s``: (active entries, frozen mask, levels of the frozen

@@ -60,26 +60,35 @@ class Utilitarian(Policy):
 
     def _run(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
         """:meth:`_run_scaled` on the instance in well-scaled units: each
-        resource measured in units of its capacity and tasks in units of
-        ``g``, the median over users of the tasks a user could run alone
-        (Leontief allocations are invariant under both changes; LP solvers'
-        absolute tolerances, ~1e-7, are not, e.g. on a capacity of 1e-9)."""
-        D, R = instance.demands, instance.capacity
-        share = D / R
-        g = float(1.0 / np.median(share.max(axis=1)))
-        scaled = Instance.from_arrays(np.ones(instance.m), share * g, resources=instance.resources,
-                                      weights=instance.weights, max_tasks=instance.max_tasks / g)
-        y, problems = self._run_scaled(scaled)
-        return y * g, problems
+        resource measured in units of its capacity and each user's tasks in
+        units of ``1 / s_i`` tasks, ``s_i`` its dominant share of one task,
+        so that every matrix entry is at most 1 and every variable of a
+        feasible point at most 1 (Leontief allocations are invariant under
+        both changes; LP solvers' tolerances are not). The objective
+        ``sum_i x_i`` is ``sum_i c_i y_i`` with ``c_i = g / s_i``, ``g`` the
+        median ``s_i`` (cost 1 at the median user), and the tie-break
+        weights are ``w_i s_i / g`` (the same levels ``x_i / w_i``, up to the
+        factor ``g``). One common task unit (as before) left entries such
+        as a 3e-10 share per unit of a user with 746 units: HiGHS drops
+        matrix entries below its ``small_matrix_value`` (1e-9), and the
+        answer over-used that resource by 2.5e-7 of its capacity."""
+        share = instance.demands / instance.capacity
+        dom = share.max(axis=1)
+        g = float(np.median(dom))
+        scaled = Instance.from_arrays(np.ones(instance.m), share / dom[:, None], resources=instance.resources,
+                                      weights=instance.weights * dom / g, max_tasks=instance.max_tasks * dom)
+        y, problems = self._run_scaled(scaled, g / dom)
+        return y / dom, problems
 
-    def _run_scaled(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
-        """The total-tasks LP, then the leximin tie-break on its optimal face.
+    def _run_scaled(self, instance: Instance, cost: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+        """The LP maximising ``cost . x`` (total tasks, in the units of
+        :meth:`_run`), then the leximin tie-break on its optimal face.
 
         The face is described exactly by complementary slackness with the
         first LP's dual (prices ``p``, cap multipliers ``nu``): an optimal
         ``x`` keeps every priced resource full and every cap multiplier's
         user at its cap, and gives 0 tasks to users whose reduced cost
-        ``p . d_i + nu_i - 1`` is positive. A slack on the total (``sum x >=
+        ``p . d_i + nu_i - c_i`` is positive. A slack on the total (``cost . x >=
         best (1 - rtol)``) would let the tie-break hand that slack to users
         whose optimum is 0 (they got ~1e-9 tasks); the face has none.
 
@@ -94,10 +103,10 @@ class Utilitarian(Policy):
 
         w, k = instance.weights, instance.max_tasks
         x, cons = task_variable(instance)
-        first = cp.Problem(cp.Maximize(cp.sum(x)), cons)
+        first = cp.Problem(cp.Maximize(cost @ x), cons)
         solve_problem(first, f"{self.label} (total)", LP_SOLVERS)
         best = float(first.value)
-        zero, face, full, capped = self._optimal_face(instance, x, cons, best)
+        zero, face, full, capped = self._optimal_face(instance, x, cons, best, cost)
         free = np.flatnonzero(~zero)
         stop = np.zeros(instance.n)
         rest: list[Any] = []
@@ -113,18 +122,19 @@ class Utilitarian(Policy):
             stop[free], rest = leximin_lp(cp.multiply(1.0 / w[free], x[free]), face, self.label, LP_SOLVERS,
                                           blocking=blocking)
         out = np.minimum(stop * w, k)
-        if not out.sum() >= best * (1 - LP_LEVEL_RTOL):
+        if not cost @ out >= best * (1 - LP_LEVEL_RTOL):
             raise SolverError(self.label, "tie-break left the optimal face",
-                              f"total {out.sum():.12g} below the optimum {best:.12g}")
+                              f"total {cost @ out:.12g} below the optimum {best:.12g}")
         return out, [first, *rest]
 
     @staticmethod
-    def _optimal_face(instance: Instance, x: Any, cons: list[Any], best: float
+    def _optimal_face(instance: Instance, x: Any, cons: list[Any], best: float, cost: np.ndarray
                       ) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarray]:
         """Users at 0 on every optimum, the constraints of the optimal face
         (complementary slackness with the solved first LP's dual; a
         multiplier counts as positive above
-        :data:`~models.tolerances.DUAL_TOL` relative to the optimum; the
+        :data:`~models.tolerances.DUAL_TOL` relative to the optimum, a
+        reduced cost relative to the user's cost; the
         capacity rows stay first), and the masks of the resources the face
         pins full and of the users it pins at their cap."""
         D, R, k = instance.demands, instance.capacity, instance.max_tasks
@@ -134,7 +144,7 @@ class Utilitarian(Policy):
         if fin.size:
             nu[fin] = np.asarray(cons[1].dual_value, dtype=float).reshape(-1)
         scale = DUAL_TOL * max(1.0, best)
-        zero = D @ p + nu - 1.0 > DUAL_TOL  # positive reduced cost: 0 tasks in every optimum
+        zero = D @ p + nu - cost > DUAL_TOL * cost  # positive reduced cost: 0 tasks in every optimum
         full = np.flatnonzero(p * R > scale)
         capped = np.flatnonzero(np.where(np.isfinite(k), nu * np.where(np.isfinite(k), k, 0.0), 0.0) > scale)
         face = list(cons)
