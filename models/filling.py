@@ -235,7 +235,9 @@ class FillingPolicy(Policy):
         variables divided by ``u``, an estimate of the stage's level, not
         task counts. With data from 1e-9 to 1e9 task counts span ~36 orders
         of magnitude and levels ~20, while the stage variables stay near 1
-        and the rows read "share of R_j used <= 1/u". The scaling changes
+        and the rows read "fraction of what the frozen users left of R_j
+        used by the active users <= 1" (the frozen users, held at their
+        levels, are constants, not variables). The scaling changes
         conditioning, not the LP. Users whose share function is zero (e.g.
         no CPU under CPU-only sharing) are a second phase on their dominant
         shares, as in the numeric and exact solvers."""
@@ -249,52 +251,58 @@ class FillingPolicy(Policy):
         A = (D / R) / scale[:, None]  # (n, m)
         used = np.flatnonzero((A > 0).any(axis=0))
         Au = A[:, used]
-        fin = np.flatnonzero(np.isfinite(k))
-
-        # each capacity row divided by its largest coefficient: a resource
-        # used only at tiny shares per unit of level (slots: a slot's worth
-        # of a 1e-9 task) would otherwise have coefficients and a right-hand
-        # side far below HiGHS' small-matrix and feasibility tolerances
-        row = Au.max(axis=0)
-        An = Au / row
 
         def build(act: np.ndarray, frozen: np.ndarray, levels: np.ndarray, waiting: np.ndarray) -> LeximinStage:
-            u = _stage_scale(Au, levels, frozen, k * scale, act)
-            y = cp.Variable(n, nonneg=True)
+            # frozen users hold their level less LP_LEVEL_RTOL (the most room
+            # they left when they were variables bounded below by it), later
+            # phases hold 0: as variables at ~1e-8 of the stage scale they sat
+            # below HiGHS' feasibility tolerance (1e-7), which let the active
+            # users take the frozen users' share of a resource
+            left = 1.0 - (levels[frozen] * (1 - LP_LEVEL_RTOL)) @ Au[frozen]
+            cap_level = k[act] * scale[act]
+            u = _stage_scale(left, Au[act], cap_level)
+            cols = np.flatnonzero((Au[act] > 0).any(axis=0))
+            Aa = Au[act][:, cols]
+            y = cp.Variable(act.size, nonneg=True)
             t = cp.Variable()
-            level = y[act] >= t
-            cons = [An.T @ y <= 1 / (u * row), level]
-            if fin.size:
-                cons.append(y[fin] <= k[fin] * scale[fin] / u)
-            if frozen.any():
-                # frozen users keep (up to the LP tolerance) the level they stopped at
-                fz = np.flatnonzero(frozen)
-                cons.append(y[fz] >= levels[fz] / u * (1 - LP_LEVEL_RTOL))
-            if waiting.size:
-                cons.append(y[waiting] == 0)
+            level = y >= t
+            # capacity rows in fractions of what the frozen users left of R_j
+            # (right-hand side 1): an entry is user i's fraction of it at the
+            # level u, at most 1 (u is at most the level filling it), so HiGHS'
+            # small-matrix (1e-9) and feasibility (1e-7) tolerances are
+            # fractions of it too. "A y <= 1 / u" put a resource used only at
+            # tiny shares per unit of level (slots: a slot's worth of a 1e-9
+            # task on 1e9) below both: its entry was dropped ("unbounded"). A
+            # resource the frozen users fill (to the solver's tolerance)
+            # leaves nothing to the active users that use it.
+            room = left[cols]
+            free = np.where(room > 0, room, 1.0)
+            cons = [(u * Aa / free).T @ y <= (room > 0).astype(float), level]
+            capped = np.flatnonzero(np.isfinite(cap_level))
+            if capped.size:
+                cons.append(y[capped] <= cap_level[capped] / u)
             return LeximinStage(cp.Problem(cp.Maximize(t), cons), t, level, prices=cons[0],
-                                blocked_by=lambda priced: (Au[act][:, priced] > 0).any(axis=1),
-                                unit=u, price_unit=1 / (u * row))
+                                blocked_by=lambda priced: (Aa[:, priced] > 0).any(axis=1), unit=u,
+                                price_unit=1 / free)
 
         levels, problems = leximin_stages(n, build, self.label, LP_SOLVERS, DUAL_TOL, phases=(~zero, zero))
         return levels / scale, problems
 
 
-def _stage_scale(A: np.ndarray, levels: np.ndarray, frozen: np.ndarray, cap_levels: np.ndarray,
-                 active: np.ndarray) -> float:
+def _stage_scale(left: np.ndarray, A: np.ndarray, cap_levels: np.ndarray) -> float:
     """A positive estimate of the next stage's level, used only to scale the
-    stage LP: the smallest positive one of the active users' cap levels and
-    the levels at which a resource would fill if nobody were capped (1 when
-    none is positive and finite). A zero candidate (a user with cap 0, or a
-    resource filled up to roundoff) is skipped: as a scale it gave 1, and
-    the other users' cap rows became bounds like ``y <= 1e-16`` that HiGHS'
-    feasibility tolerance cannot tell from 0, so users frozen at 0 with
-    them."""
-    residual = 1.0 - levels[frozen] @ A[frozen]
-    slope = A[active].sum(axis=0)
+    stage LP: the smallest positive one of the active users' cap levels
+    (``cap_levels``) and the levels at which a resource would fill (share
+    ``left`` of it free, active users' rows ``A``) if nobody were capped; 1
+    when none is positive and finite. A zero candidate (a user with cap 0,
+    or a resource filled up to roundoff) is skipped: as a scale it gave 1,
+    and the other users' cap rows became bounds like ``y <= 1e-16`` that
+    HiGHS' feasibility tolerance cannot tell from 0, so users froze at 0
+    with them."""
+    slope = A.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        sat = np.where(slope > 0, residual / slope, np.inf)
-    cand = np.concatenate([sat, cap_levels[active]])
+        sat = np.where(slope > 0, left / slope, np.inf)
+    cand = np.concatenate([sat, cap_levels])
     u = float(np.min(cand[cand > 0], initial=np.inf))
     return u if np.isfinite(u) else 1.0
 

@@ -241,8 +241,9 @@ def test_exact_solver_is_exactly_feasible_and_matches_floats(profile: str, polic
 
 
 # Policies whose stage LPs stay well conditioned over 1e-9..1e9 data: their
-# share of one task is at least the dominant share over m, so the scaled LP
-# rows are within [1/m, 1]. Leximin on task counts and single-resource
+# share of one task is at least the dominant share over m, so a user's
+# entries in the scaled LP are at most m, and each capacity row is divided
+# by its largest entry (models/filling.py). Leximin on task counts and single-resource
 # sharing price tasks by a count or by one resource: their LP coefficients
 # span the data's whole 1e-18..1e18 range, which no double-precision LP
 # solver resolves; their numeric kernel is fuzzed against the exact solver

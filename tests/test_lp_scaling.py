@@ -50,3 +50,18 @@ def test_utilitarian_keeps_a_tiny_use_of_a_full_resource() -> None:
     assert a.max_violation() <= FEASIBILITY_RTOL
     x_b = (1 - Fraction(1, 1000) * Fraction(1, 10**4)) / 10**6
     np.testing.assert_allclose(a.x, [1e-3, float(x_b)], rtol=CROSSCHECK_RTOL, atol=0)
+
+
+@pytest.mark.parametrize("policy", ["drf", "asset"])
+def test_lp_sequence_keeps_the_share_of_a_user_frozen_at_a_tiny_level(policy: str) -> None:
+    # B (weight 10, cap 100 tasks of 1e-9) freezes at level 1e-8 and holds
+    # 1e-7 of the resource; as a variable at 2e-8 of the next stage's scale
+    # it sat below HiGHS' feasibility tolerance, A took the whole resource
+    # and the LP sequence was infeasible by 1.00e-07. Frozen users are now
+    # constants on the right-hand side.
+    inst = Instance.from_arrays([1.0], [[1.0], [1e-9]], weights=[1.0, 10.0], max_tasks=[None, 100.0])
+    pol = get_policy(policy)
+    a = pol.solve_program(inst)
+    assert a.stats["max_violation"] <= FEASIBILITY_RTOL
+    np.testing.assert_allclose(a.x, [1 - 1e-7, 100.0], rtol=CROSSCHECK_RTOL, atol=0)
+    np.testing.assert_allclose(a.x, pol.solve(inst).x, rtol=CROSSCHECK_RTOL, atol=0)
