@@ -65,3 +65,15 @@ def test_lp_sequence_keeps_the_share_of_a_user_frozen_at_a_tiny_level(policy: st
     assert a.stats["max_violation"] <= FEASIBILITY_RTOL
     np.testing.assert_allclose(a.x, [1 - 1e-7, 100.0], rtol=CROSSCHECK_RTOL, atol=0)
     np.testing.assert_allclose(a.x, pol.solve(inst).x, rtol=CROSSCHECK_RTOL, atol=0)
+
+
+def test_utilitarian_tie_break_with_levels_far_apart() -> None:
+    # in per-user units the tie-break level of B had a coefficient of 3e16
+    # (its weight over its dominant share): HiGHS returned 2.06 times B's
+    # tasks (resource 2 over-used by 106%). The levels are now divided by a
+    # common factor, and an answer over capacity is a SolverError, never
+    # returned.
+    inst = Instance.from_arrays([1.0, 69.0], [[1e-9, 6.9e7], [0.0, 1e-9]])
+    a = get_policy("utilitarian").solve(inst)
+    assert a.max_violation() <= FEASIBILITY_RTOL
+    np.testing.assert_allclose(a.x, [0.0, 6.9e10], rtol=CROSSCHECK_RTOL, atol=0)

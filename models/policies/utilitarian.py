@@ -23,7 +23,7 @@ from ..instance import Instance
 from ..leximin import leximin_lp
 from ..policy import Policy, register
 from ..solvers import LP_SOLVERS, solve_problem
-from ..tolerances import DUAL_TOL, LP_LEVEL_RTOL
+from ..tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL
 
 
 @register
@@ -55,7 +55,15 @@ class Utilitarian(Policy):
         alloc = Allocation(instance=instance, x=x, policy=self.label, status=OPTIMAL,
                            stats={"solver": "cvxpy-lp-sequence", "stages": len(problems),
                                   "seconds": time.perf_counter() - t0})
-        alloc.stats["max_violation"] = alloc.max_violation()
+        # the LP values are reported as they are, never clipped: their
+        # excess over capacities and caps is measured and bounded here (a
+        # tie-break whose levels x_i / w_i span ~30 orders of magnitude is
+        # beyond a double-precision LP solver)
+        viol = alloc.max_violation()
+        alloc.stats["max_violation"] = viol
+        if not viol <= FEASIBILITY_RTOL:
+            raise SolverError(self.label, f"infeasible by {viol:.2e}",
+                              f"the LP answer exceeds a capacity or cap by more than {FEASIBILITY_RTOL:g}")
         return alloc
 
     def _run(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
@@ -110,6 +118,7 @@ class Utilitarian(Policy):
         free = np.flatnonzero(~zero)
         stop = np.zeros(instance.n)
         rest: list[Any] = []
+        s = 1.0
         if free.size:
             # price blocking (models.leximin) by the capacity rows of
             # resources the face does not pin full, for users it does not
@@ -119,9 +128,13 @@ class Utilitarian(Policy):
             def blocking(priced: np.ndarray) -> np.ndarray:
                 return (uses[:, priced & ~full].any(axis=1)) & ~capped[free]
 
-            stop[free], rest = leximin_lp(cp.multiply(1.0 / w[free], x[free]), face, self.label, LP_SOLVERS,
+            # levels x_i / w_i over a common factor s, the geometric middle
+            # of the free users' weights (their level coefficients then
+            # span half as many orders of magnitude either side of 1)
+            s = float(np.sqrt(w[free].min() * w[free].max()))
+            stop[free], rest = leximin_lp(cp.multiply(s / w[free], x[free]), face, self.label, LP_SOLVERS,
                                           blocking=blocking)
-        out = np.minimum(stop * w, k)
+        out = np.minimum(stop * w / s, k)
         if not cost @ out >= best * (1 - LP_LEVEL_RTOL):
             raise SolverError(self.label, "tie-break left the optimal face",
                               f"total {cost @ out:.12g} below the optimum {best:.12g}")
