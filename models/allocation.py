@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .display import LabelledArray, html_table, short_repr, to_frame
+from .errors import SolverError
 from .instance import Instance
 from .numbers import fraction_to_plain
 from .tolerances import FEASIBILITY_RTOL
@@ -147,6 +148,24 @@ class Allocation:
     def is_feasible(self, rtol: float = FEASIBILITY_RTOL) -> bool:
         """Capacities, caps and non-negativity hold within ``rtol``."""
         return self.max_violation() <= rtol
+
+    def require_feasible(self, what: str = "the LP answer") -> Allocation:
+        """Record :meth:`max_violation` in ``stats["max_violation"]`` and
+        return ``self`` when it is within
+        :data:`~models.tolerances.FEASIBILITY_RTOL`: solver output is
+        reported as it is, never clipped, and its excess bounded here.
+
+        Raises
+        ------
+        SolverError
+            When a capacity, cap or ``x >= 0`` is exceeded by more.
+        """
+        viol = self.max_violation()
+        self.stats["max_violation"] = viol
+        if not viol <= FEASIBILITY_RTOL:
+            raise SolverError(self.policy, f"infeasible by {viol:.2e}",
+                              f"{what} exceeds a capacity or cap by more than {FEASIBILITY_RTOL:g}")
+        return self
 
     # -------------------------------------------------------------- exact
     @cached_property
