@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .display import LabelledArray, html_table, short_repr, to_frame
+from .display import HTML_MAX_ROWS, LabelledArray, html_table, short_repr, to_frame
 from .errors import SolverError
 from .instance import Instance
 from .numbers import fraction_to_plain
@@ -231,17 +231,12 @@ class Allocation:
     def _repr_html_(self) -> str:
         inst = self.instance
         head = ["user", "tasks", "dominant share", *[f"share of {r}" for r in inst.resources]]
-        n = min(inst.n, 2 * len(head) + 40)  # never build rows for 10^6 users just to show 40
+        n = min(inst.n, HTML_MAX_ROWS)  # never build rows for 10^6 users just to show 40
         rows = [[u, _plain(self.x_exact[i]) if self.exact and self.x_exact is not None else float(self.x[i]),
                  float(self.dominant_shares[i]), *[float(v) for v in np.asarray(self.shares[i])]]
                 for i, u in zip(range(n), inst.users, strict=False)]
         caption = f"{self.policy}: {inst.n} users, {inst.m} resources" + (" (exact)" if self.exact else "")
-        body = html_table(head, rows, caption)
-        if inst.n > n:
-            body = body.replace(
-                "</tbody>", f'<tr><td colspan="{len(head)}">… {inst.n - n} more users</td></tr>\n</tbody>'
-            )
-        return body
+        return html_table(head, rows, caption, total=inst.n)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict. Exact numbers are strings (``"45/11"``) with a
