@@ -113,7 +113,7 @@ class DRFH(Policy):
                                     level_rtol=LP_LEVEL_RTOL * f, dual_tol=DUAL_TOL * f,
                                     blocking=_all_types_blocked(D, fits))
         placement = np.asarray(X.value, dtype=float)
-        return np.minimum(stop * w / dom, k), placement, problems
+        return stop * w / dom, placement, problems  # cap overshoot: bounded by require_feasible, not clipped
 
 
 def _all_types_blocked(D: np.ndarray, fits: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:

@@ -102,7 +102,7 @@ class Utilitarian(Policy):
         """
         import cvxpy as cp
 
-        w, k = instance.weights, instance.max_tasks
+        w = instance.weights
         x, cons = task_variable(instance)
         first = cp.Problem(cp.Maximize(cost @ x), cons)
         solve_problem(first, f"{self.label} (total)", LP_SOLVERS)
@@ -127,7 +127,7 @@ class Utilitarian(Policy):
             s = float(np.sqrt(w[free].min() * w[free].max()))
             stop[free], rest = leximin_lp(cp.multiply(s / w[free], x[free]), face, self.label, LP_SOLVERS,
                                           blocking=blocking)
-        out = np.minimum(stop * w / s, k)
+        out = stop * w / s  # a cap overshoot within tolerance is reported, not clipped (require_feasible)
         if not cost @ out >= best * (1 - LP_LEVEL_RTOL):
             raise SolverError(self.label, "tie-break left the optimal face",
                               f"total {cost @ out:.12g} below the optimum {best:.12g}")
