@@ -47,9 +47,22 @@ def test_equal_weights_match_unweighted() -> None:
         usage = heads * rng.integers(1, 6, (a, 1)) + rng.integers(0, 3, (a, m))
         cap = rng.integers(10, 60, m)
         n = a + int(rng.integers(0, 3))
-        w = np.full(n, 0.1)  # not a power of two: compared exactly over the common denominator
+        w = np.full(n, 0.1)  # not a power of two: 2^55 denominators, Python-int path
         assert check_round(usage, heads, cap, n, w, np.arange(a)) == check_round(usage, heads, cap, n)
         # scaling every weight changes nothing
         w2 = rng.random(n) + 0.5
         assert check_round(usage, heads, cap, n, w2, np.arange(a)) == check_round(usage, heads, cap, n, 3 * w2,
                                                                                  np.arange(a))
+
+
+def test_int64_and_python_int_paths_agree() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        a, m = int(rng.integers(2, 6)), int(rng.integers(1, 4))
+        heads = rng.integers(0, 4, (a, m))
+        heads[:, 0] += 1
+        usage = heads * rng.integers(1, 6, (a, 1)) + rng.integers(0, 3, (a, m))
+        cap = rng.integers(10, 60, m)
+        small = rng.integers(1, 4, a).astype(float)  # integer weights: the int64 path
+        got = check_round(usage, heads, cap, a, small, np.arange(a))
+        assert got == check_round(usage, heads, cap, a, small * 2.0 ** 60, np.arange(a))  # same ratios, Python ints

@@ -22,7 +22,7 @@ anything):
 
 Weights are Section 4.3's (the static checks scale the same way); unequal
 weights are compared exactly, as integers over their common denominator
-(Python ints: no overflow). The pairwise check is O(a^2 m) per event for
+(int64 when the products fit, else Python ints). The pairwise check is O(a^2 m) per event for
 ``a`` waiting users.
 """
 
@@ -74,9 +74,12 @@ def check_round(usage: np.ndarray, heads: np.ndarray, capacity: np.ndarray, n: i
     if weighted:
         assert weights is not None and rows is not None
         p = integer_steps([Fraction(float(w)) for w in weights])  # exactly as given, same ratios
-        pw = np.array([p[r] for r in rows.tolist()], dtype=object)  # waiting users' integer weights
-        slices = capacity.astype(object)[None, :] * pw[:, None] // sum(p)
-        fair = _whole_tasks(slices, heads.astype(object))
+        # int64 when every product below fits, else Python ints (weights such as 0.1 have 2^55 denominators)
+        big = max(p) * max(int(capacity.max(initial=0)), int(usage.max(initial=0))) >= 2 ** 62
+        kind: Any = object if big else np.int64
+        pw = np.array([p[r] for r in rows.tolist()], dtype=kind)  # waiting users' integer weights
+        slices = capacity.astype(kind)[None, :] * pw[:, None] // sum(p)
+        fair = _whole_tasks(slices, heads.astype(kind))
     else:
         fair = _whole_tasks(capacity[None, :] // n, heads)
     for i in np.flatnonzero(own + 1 < fair):
@@ -84,8 +87,8 @@ def check_round(usage: np.ndarray, heads: np.ndarray, capacity: np.ndarray, n: i
     if usage.shape[0] > 1:
         minus = usage - heads  # each user's bundle without one of its tasks
         if weighted:  # k's bundle scaled by w_i / w_k: floor per resource, then whole tasks (same floor)
-            scaled = np.maximum(minus.astype(object), 0)[None, :, :] * pw[:, None, None] // pw[None, :, None]
-            worth = _whole_tasks(scaled, heads.astype(object)[:, None, :])
+            scaled = np.maximum(minus.astype(kind), 0)[None, :, :] * pw[:, None, None] // pw[None, :, None]
+            worth = _whole_tasks(scaled, heads.astype(kind)[:, None, :])
         else:
             worth = _whole_tasks(minus[None, :, :], heads[:, None, :])  # worth[i, k]: k's bundle in i's tasks
         np.fill_diagonal(worth, np.iinfo(np.int64).min)
