@@ -1,7 +1,8 @@
-"""Production variants in the simulator never place a task over a user's
-cap (the cap of a round is the tasks a user runs plus those waiting):
-random workloads with weights under every variant, and a step that does
-is an error, never silently given back."""
+"""Production variants in the simulator (analyzer/simulation/production.py):
+they never place a task over a user's cap (the cap of a round is the tasks
+a user runs plus those waiting): random workloads with weights under every
+variant, and a step that does is an error, never silently given back; a
+bad placement option is refused for them as for the other policies."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 import models.discrete
 from analyzer import simulate
+from models import PolicyError
 
 VARIANTS = ["yarn", "mesos", "mesos:offers=false", "volcano", "kueue"]
 
@@ -51,3 +53,13 @@ def test_a_step_over_a_cap_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
          "jobs": [{"user": "a", "tasks": 1, "demand": {"cpu": 1, "mem": 1}, "duration": 1}]}
     with pytest.raises(RuntimeError, match="user 'a' 2 tasks, over its cap 1"):
         simulate(w, "yarn")
+
+
+@pytest.mark.parametrize("option", ["slot_tasks", "aware"])
+def test_bad_placement_option_is_refused_for_a_variant(option: str) -> None:
+    w = {"machines": [{"count": 1, "cpu": 4, "mem": 4}],
+         "jobs": [{"user": "a", "tasks": 1, "demand": {"cpu": 1, "mem": 1}, "duration": 1}],
+         "simulation": {option: "bogus"}}
+    for policy in ("drf", "yarn"):
+        with pytest.raises(PolicyError, match=f"^{option}: must be one of"):
+            simulate(w, policy)
