@@ -132,30 +132,30 @@ class DiscreteResult:
         return [i for i in range(self.instance.n) if caps[i] is None or self.fill.tasks[i] < caps[i]]
 
     @cached_property
+    def _no_fit(self) -> np.ndarray:
+        """Per machine: no pending user's task fits in its free space (all
+        False when nobody is pending)."""
+        f = self.fill
+        K = f.free.shape[0]
+        if not self.pending:
+            return np.zeros(K, dtype=bool)
+        D = np.unique(f.data.demands[self.pending], axis=0)
+        return np.array([not np.any(np.all(D <= f.free[k], axis=1)) for k in range(K)], dtype=bool)
+
+    @cached_property
     def fragmentation(self) -> tuple[Fraction, ...]:
         """Free resources on machines where no pending user's task fits
         (exact, per resource). With ``on_full="skip"`` that is all free
         space; with ``stop`` a pending task may still fit somewhere. Zero
         when nobody is pending (every user at its cap): the rest is idle,
         not fragmented."""
-        f = self.fill
-        out = [0] * self.instance.m
-        D = f.data.demands[self.pending]
-        for k in range(f.free.shape[0] if self.pending else 0):
-            if not np.any(np.all(D <= f.free[k], axis=1)):
-                for j in range(self.instance.m):
-                    out[j] += int(f.free[k, j])
-        return tuple(f.data.exact(v, j) for j, v in enumerate(out))
+        free = self.fill.free[self._no_fit]
+        return tuple(self.fill.data.exact(sum(int(v) for v in free[:, j]), j) for j in range(self.instance.m))
 
     @cached_property
     def stranded_machines(self) -> int:
         """Machines with free space of which no pending task fits."""
-        f = self.fill
-        if not self.pending:
-            return 0
-        D = f.data.demands[self.pending]
-        return sum(1 for k in range(f.free.shape[0])
-                   if np.any(f.free[k] > 0) and not np.any(np.all(D <= f.free[k], axis=1)))
+        return int(np.count_nonzero(self._no_fit & np.any(self.fill.free > 0, axis=1)))
 
     # ------------------------------------------------------------ notebooks
     def __repr__(self) -> str:

@@ -113,7 +113,7 @@ class DiscreteComparison:
     ----------
     discrete : DiscreteResult
     continuous : Allocation
-        Exact when the policy has an exact solver.
+        Exact (:func:`compare` refuses a continuous side that is not).
     shares_continuous, shares_discrete : tuple of Fraction
         Weighted shares in the policy's own measure (DRF: dominant share /
         weight).
@@ -138,15 +138,13 @@ class DiscreteComparison:
         return self.discrete.instance
 
     def continuous_tasks(self) -> tuple[Any, ...]:
-        """Continuous tasks per user (exact when available)."""
-        c = self.continuous
-        return c.x_exact if c.exact and c.x_exact is not None else tuple(float(v) for v in c.x)
+        """Continuous tasks per user (exact)."""
+        assert self.continuous.x_exact is not None
+        return self.continuous.x_exact
 
     def dominant_shares(self) -> tuple[tuple[Any, ...], tuple[Fraction, ...]]:
         """(continuous, discrete) dominant shares per user (Section 4)."""
-        c = self.continuous
-        cont = c.dominant_shares_exact if c.exact else tuple(float(v) for v in c.dominant_shares)
-        return cont, self.discrete.allocation.dominant_shares_exact
+        return self.continuous.dominant_shares_exact, self.discrete.allocation.dominant_shares_exact
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (exact numbers as strings)."""
@@ -229,7 +227,10 @@ def compare(
     measure, rates = _measure(inst, pol)
     cont_policy: Any = getattr(measure, "policy", "drf")
     cont = solve(inst, cont_policy, exact=True)
-    xc = cont.x_exact if cont.exact and cont.x_exact is not None else tuple(Fraction(float(v)) for v in cont.x)
+    if not cont.exact or cont.x_exact is None:  # gaps and Theorem 7 are exact: never from floats
+        raise PolicyError(f"{cont.policy}: the discrete comparison needs the continuous solution in exact "
+                          f"arithmetic, and this one is not exact ({cont.message or 'no exact solver'})")
+    xc = cont.x_exact
     xd = tuple(Fraction(int(v)) for v in disc.fill.tasks)
     sc = tuple(x * r for x, r in zip(xc, rates, strict=True))
     sd = tuple(x * r for x, r in zip(xd, rates, strict=True))

@@ -18,7 +18,7 @@ from models import PolicyError, get_policy
 
 from .engine import Engine
 from .fast import FastEngine, kernel_keys
-from .keys import share_model
+from .keys import check_placement_options, share_model
 from .options import DEFAULT_PENALTY, TIE_BREAKS
 from .production import VariantEngine, is_variant, variant_model
 from .result import JobRecord, SimulationResult
@@ -74,8 +74,9 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
     until, opts = _options(w, options, until)
     pol = get_policy(policy)
     variant = is_variant(pol)
-    model = variant_model(pol, w) if variant else share_model(pol, w, slot_tasks=opts.pop("slot_tasks", "one"),
-                                                                aware=opts.pop("aware", "policy"))
+    slot_tasks, aware = opts.pop("slot_tasks", "one"), opts.pop("aware", "policy")
+    check_placement_options(slot_tasks, aware)  # a variant checks every resource and has no slots: values only
+    model = variant_model(pol, w) if variant else share_model(pol, w, slot_tasks=slot_tasks, aware=aware)
     if isinstance(policy, str):
         model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
     if until is None and w.repeats:

@@ -370,7 +370,8 @@ class Engine:
         if wanting:
             m = len(self.w.resources)
             heads = np.array([self.users[i].queue[0].spec.demand for i in wanting], dtype=np.int64)
-            self.violations += named_violations(t, self.U[wanting][:, :m], heads, self.w.capacity, len(self.users),
+            self.violations += named_violations(t, self.U[wanting][:, :m], heads, self.w.capacity,
+                                                np.array([u.weight for u in self.users]), np.array(wanting),
                                                 [self.users[i].name for i in wanting])
 
     def _result(self, start: float, end: float, interrupted: bool, seconds: float) -> SimulationResult:

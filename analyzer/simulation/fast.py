@@ -332,7 +332,7 @@ class FastEngine:
         wanting = np.flatnonzero(st.uh[:n] >= 0)
         if wanting.size:
             self.violations += named_violations(t, st.U[wanting][:, :m], st.sd[st.uh[wanting], :m], self.w.capacity,
-                                                n, [self.users[i] for i in wanting.tolist()])
+                                                st.uw[:n], wanting, [self.users[i] for i in wanting.tolist()])
 
     def _records(self) -> tuple[JobRecord, ...]:
         """Job records from the per-spec times (a job's finish is its last

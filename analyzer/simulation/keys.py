@@ -116,6 +116,15 @@ def detect_form(model: ShareModel) -> tuple[str, np.ndarray] | None:
     return None
 
 
+def check_placement_options(slot_tasks: Any, aware: Any) -> None:
+    """Raise :class:`PolicyError` naming ``slot_tasks`` or ``aware`` when
+    its value is not one of :data:`SLOT_TASKS` or :data:`AWARE`."""
+    if slot_tasks not in SLOT_TASKS:
+        raise PolicyError(f"slot_tasks: must be one of {', '.join(SLOT_TASKS)}, got {slot_tasks!r}")
+    if aware not in AWARE:
+        raise PolicyError(f"aware: must be one of {', '.join(AWARE)}, got {aware!r}")
+
+
 def share_model(policy: str | Any, workload: Workload, *, slot_tasks: str = "one", aware: str = "policy") -> ShareModel:
     """Prepare ``policy`` for ``workload`` (see the module docstring).
 
@@ -125,10 +134,7 @@ def share_model(policy: str | Any, workload: Workload, *, slot_tasks: str = "one
         For a policy without a per-user share (not a filling policy), a bad
         ``slot_tasks`` or ``aware``, or a policy that does not apply.
     """
-    if slot_tasks not in SLOT_TASKS:
-        raise PolicyError(f"slot_tasks: must be one of {', '.join(SLOT_TASKS)}, got {slot_tasks!r}")
-    if aware not in AWARE:
-        raise PolicyError(f"aware: must be one of {', '.join(AWARE)}, got {aware!r}")
+    check_placement_options(slot_tasks, aware)
     pol = get_policy(policy)
     if not isinstance(pol, FillingPolicy):
         raise PolicyError(f"policy {pol.label!r}: the simulator needs a per-user share (a filling policy such as "

@@ -15,10 +15,9 @@ event loop are the reference engine's (:class:`.engine.Engine`).
 A variant orders users by whole tasks of one demand each (its keys are
 functions of a user's task count), so every job of a user must have the
 same demand; a user's cap at each round is the tasks it runs plus those
-waiting in its jobs, oldest job first. ``volcano``'s step can start a
-user that is already at its cap (its loops assume a step from zero tasks)
-and hand it one task more: such tasks are given back at once and counted
-in ``stats["refused_over_cap"]``.
+waiting in its jobs, oldest job first. A step that places a task over a
+user's cap is a bug of the variant and raises (it is never silently given
+back).
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ from models import Instance, PolicyError
 from .engine import Engine
 from .keys import ShareModel
 from .queues import QueuedSpec
-from .result import SimulationResult
 from .workload import Workload
 
 
@@ -79,7 +77,6 @@ class VariantEngine(Engine):
         inst, self.slot = _instance(workload)
         self.alloc = DiscreteEngine(inst, model.policy)
         self.data = self.alloc.state.data
-        self.refused = 0
 
     def _key(self, i: int) -> float:
         return 0.0  # no user heap: the variant orders the users
@@ -97,23 +94,11 @@ class VariantEngine(Engine):
         K = len(before)
         for u in self.users:
             j = self.slot[u.name]
+            if int(st.tasks[j]) > int(caps[j] or 0):
+                raise RuntimeError(f"{self.model.label}: an allocation step gave user {u.name!r} "
+                                   f"{int(st.tasks[j])} tasks, over its cap {caps[j]} (a bug of the variant)")
             new = np.array([step.placed[k].get(j, 0) - before[k].get(j, 0) for k in range(K)], dtype=np.int64)
-            self._refuse(j, new, int(st.tasks[j]) - int(caps[j] or 0))
             self._take(t, u.queue, new)
-
-    def _refuse(self, j: int, new: np.ndarray, excess: int) -> None:
-        """Give back tasks placed beyond user ``j``'s cap, from the highest
-        machines (a variant's step may start a user already at its cap:
-        ``volcano`` does), so the cluster holds only tasks that exist."""
-        for k in range(new.size - 1, -1, -1):
-            if excess <= 0:
-                break
-            c = min(excess, int(new[k]))
-            if c > 0:
-                self.alloc.release(j, c, k)
-                new[k] -= c
-                excess -= c
-                self.refused += c
 
     def _take(self, t: float, queue: Any, new: np.ndarray) -> None:
         """Launch ``new[k]`` tasks on machine ``k`` from the queued jobs, oldest first."""
@@ -126,11 +111,6 @@ class VariantEngine(Engine):
             new = new - part
             if s.pending == 0:
                 queue.popleft()
-
-    def _result(self, start: float, end: float, interrupted: bool, seconds: float) -> SimulationResult:
-        r = super()._result(start, end, interrupted, seconds)
-        r.stats["refused_over_cap"] = self.refused
-        return r
 
     def _complete(self, t: float, payload: tuple[QueuedSpec, np.ndarray, np.ndarray, int]) -> None:
         s, mach, counts, _k = payload
