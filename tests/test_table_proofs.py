@@ -42,3 +42,20 @@ def test_proved_cell_keeps_its_tick_and_proof() -> None:
     assert table["drf", "sharing-incentive"].holds is True
     assert table.proof("drf", "sharing-incentive").complete
     assert table.cell_text("drf", "sharing-incentive") == f"{HOLDS} (proved)"
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "nan", "inf"])
+def test_bad_prove_timeout_exits_2_before_the_search(bad: str, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from analyzer.cli import main
+    from analyzer.table import TableRun
+
+    def no_search(self: TableRun) -> None:
+        raise AssertionError("the table was searched before --prove-timeout was checked")
+
+    monkeypatch.setattr(TableRun, "run", no_search)
+    args = ["table", "--policy", "drf", "--property", "sharing-incentive", "--budget", "10", "--quiet",
+            "--prove", "2,1", "--prove-timeout", bad]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fairalloc: error: --prove-timeout:") and len(err.strip().splitlines()) == 1
