@@ -15,12 +15,12 @@ from analyzer.table_proofs import prove_cells
 pytest.importorskip("z3")
 
 
-def _missed(policy: str, prop: str) -> PropertyTable:
+def _missed(policy: str, prop: str, cls: InstanceClass | None = None) -> PropertyTable:
     """A table whose one cell is a ✓ from a search that checked one
     instance and missed the violation (asset fairness is not sharing
     incentive: Ghodsi et al., NSDI 2011, Section 4.1)."""
     cell = SearchResult(policy, prop, counterexample=None, instances=1, seed=0, budget=1,
-                        instance_class=InstanceClass())
+                        instance_class=cls or InstanceClass())
     return PropertyTable([policy], [prop], {cell_key(policy, prop): cell})
 
 
@@ -42,6 +42,15 @@ def test_proved_cell_keeps_its_tick_and_proof() -> None:
     assert table["drf", "sharing-incentive"].holds is True
     assert table.proof("drf", "sharing-incentive").complete
     assert table.cell_text("drf", "sharing-incentive") == f"{HOLDS} (proved)"
+
+
+@pytest.mark.parametrize("option", ["weights", "caps"])
+def test_no_proved_mark_for_a_class_the_proof_does_not_cover(option: str) -> None:
+    table = _missed("drf", "sharing-incentive", InstanceClass.parse(option))
+    prove_cells(table, 2, 2, workers=1)
+    assert table.proof("drf", "sharing-incentive").complete  # the evidence still says what was proved
+    assert table.cell_text("drf", "sharing-incentive") == HOLDS
+    assert "unweighted, uncapped" in table.cell_text("drf", "sharing-incentive", detail=True)
 
 
 @pytest.mark.parametrize("bad", ["0", "-1", "nan", "inf"])
