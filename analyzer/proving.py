@@ -21,6 +21,7 @@ from typing import Any
 from models import Instance, PolicyError, get_policy
 from models.registry import Registry
 
+from .properties._lie_reports import coprime_integers
 from .properties.base import Violation, get_property
 
 #: A witness re-verifier: ``(policy, integer instance, other witness
@@ -185,18 +186,10 @@ def witness_instance(witness: dict[str, Any], scale_users: bool) -> tuple[Instan
     D = [[v * cols[j] for j, v in enumerate(row)] for row in D]
     extra = {k: [v * cols[j] for j, v in enumerate(vec)] for k, vec in extra.items()}
     if scale_users:
-        D = [_integers(row) for row in D]
+        D = [coprime_integers(row) for row in D]
         if "report" in extra:
-            extra["report"] = _integers(extra["report"])
+            extra["report"] = coprime_integers(extra["report"])
     return Instance.from_exact([Fraction(c) for c in cols], D), extra
-
-
-def _integers(row: list[Fraction]) -> list[Fraction]:
-    """``row`` times a positive factor: coprime integers."""
-    lcm = math.lcm(*(v.denominator for v in row))
-    ints = [int(v * lcm) for v in row]
-    g = math.gcd(*ints) or 1
-    return [Fraction(v // g) for v in ints]
 
 
 def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any] | None) -> Violation | None:

@@ -50,7 +50,7 @@ HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
 CHECKMARKS: dict[str, str] = {"surd": r"$\surd$", "amssymb": r"\checkmark"}
 #: Suffix of a ✗ whose counterexample is confirmed numerically only.
 NUMERIC = "(numeric)"
-#: Suffix of a ✓ proved by the SMT prover at every size asked for.
+#: Suffix of a ✓ proved by the SMT prover at every size asked for (unweighted, uncapped classes only).
 PROVED = "(proved)"
 
 
@@ -110,7 +110,8 @@ class PropertyTable:
         if not detail:
             if r.holds:
                 pr = self.proof(policy, prop)
-                return f"{HOLDS} {PROVED}" if pr is not None and pr.complete else HOLDS
+                covered = pr is not None and pr.complete and not (r.instance_class.weights or r.instance_class.caps)
+                return f"{HOLDS} {PROVED}" if covered else HOLDS  # the SMT encodings have no weights or caps
             # DESIGN: a ✗ is exactly verified; a violation the property could
             # only confirm numerically (no exact solver) is marked as such
             return VIOLATED if r.counterexample.exact else f"{VIOLATED} {NUMERIC}"

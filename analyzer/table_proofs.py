@@ -23,9 +23,9 @@ class CellProof:
     proved : list of (n, m)
         Sizes proved.
     failed : list of (n, m, status)
-        Sizes not proved: ``"unknown"`` (timeout) or ``"counterexample"``
-        (an exactly verified one the search had missed), or ``"skipped"``
-        after a failure.
+        Sizes not proved: ``"unknown"`` (timeout), or ``"skipped"`` after
+        one (a counterexample makes the cell a ✗ instead, see
+        :func:`prove_cells`).
     domain : str
         The demand domain of the proofs.
     """
@@ -67,6 +67,10 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     proofs cover unweighted, uncapped instances whatever the class (the
     text says so).
 
+    A counterexample the prover finds (exactly re-verified, unweighted and
+    uncapped, so inside every class) is one the search missed: the cell
+    becomes a ✗ with it (``found_in == "prove"``), never a ✓ beside it.
+
     Parameters
     ----------
     timeout : float
@@ -74,6 +78,7 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     """
     from proofs.prover.encodings import encodings
     from proofs.prover.properties import negations
+    from proofs.prover.result import COUNTEREXAMPLE, PROVED
     from proofs.prover.symbolic import POSITIVE, ZEROS
 
     from .properties.base import CONTINUOUS
@@ -90,9 +95,13 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
         sizes = [(n, m) for n in range(max(neg.min_users, 1), max_users + 1) for m in ms]
         for k, (n, m) in enumerate(sizes):
             r = prove(cell.policy, cell.property, n, m, domain=domain, timeout=timeout, workers=workers)
-            if r.status != "proved":
+            if r.status == COUNTEREXAMPLE and r.counterexample is not None:
+                cell.counterexample, cell.found_in = r.counterexample, "prove"
+                break
+            if r.status != PROVED:
                 proof.failed.append((n, m, r.status))
                 proof.failed += [(a, b, "skipped") for a, b in sizes[k + 1:]]
                 break
             proof.proved.append((n, m))
-        table.proofs[key] = proof
+        if cell.holds:
+            table.proofs[key] = proof

@@ -2,9 +2,10 @@
 (Section 7.1): (a) and (b) each job's share of one resource over time, one
 panel per resource, (c) the jobs' dominant shares over time.
 
-The simulator (``analyzer.simulation``) draws its results with
-:func:`plot_shares_over_time`; any sampled series works (times, and the
-share of each user and resource at each time).
+Any sampled series works (times, and the share of each user and resource
+at each time). The simulator's own figure
+(:func:`analyzer.simulation.plot.plot_simulations`) does not use this
+module yet: it draws the same panels itself, resources stacked.
 """
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
 
     budget = checked_budget(args.budget, DEFAULT_BUDGET)
     sizes = prove_sizes(args.prove) if args.prove is not None else None
+    if sizes is not None and not 0 < args.prove_timeout < float("inf"):  # checked before the search, not after
+        raise UsageError(f"--prove-timeout: must be a positive number of seconds, got {args.prove_timeout:g}")
     props = split_list(args.property, "property") if args.property is not None else None
     try:
         job = TableRun(split_list(args.policy, "policy"), props, budget=budget, seed=args.seed,

@@ -11,14 +11,12 @@ every reported violation is re-verified with the policy's own exact solver.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
 from models import Instance, Policy
 from models.filling import FillingPolicy
-from models.filling_numeric import fill_shares as _fill_shares
-from models.policy import BatchSolver
 from models.tolerances import SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
 from ._common import numeric_variant
@@ -28,21 +26,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._common import Evaluator
 
 
-def batch_solver(policy: Policy) -> BatchSolver | None:
-    """The policy's vectorised batch solver
-    (:meth:`~models.policy.Policy.batch_solver`), or ``None``."""
-    return policy.batch_solver()
-
-
-def is_filling(policy: Policy) -> bool:
+def is_filling(policy: Policy) -> TypeGuard[FillingPolicy]:
     """True for a filling policy whose batch is its own solver (a batch is
     then as cheap as one solve)."""
-    return isinstance(policy, FillingPolicy) and batch_solver(policy) is not None
+    return isinstance(policy, FillingPolicy) and policy.batch_solver() is not None
 
 
 def batchable(policy: Policy) -> bool:
-    """True when :func:`batch_solver` has a solver for ``policy``."""
-    return batch_solver(policy) is not None
+    """True when the policy has a vectorised batch solver
+    (:meth:`~models.policy.Policy.batch_solver`)."""
+    return policy.batch_solver() is not None
 
 
 def fill_batch(policy: FillingPolicy, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray,
@@ -50,19 +43,6 @@ def fill_batch(policy: FillingPolicy, demands: np.ndarray, capacity: np.ndarray,
     """Tasks per user (K, n) of a batch of instances sharing their weights:
     :meth:`~models.filling.FillingPolicy.solve_batch`."""
     return policy.solve_batch(demands, capacity, weights, caps)[0]
-
-
-def fill_shares(c: np.ndarray, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray,
-                caps: np.ndarray) -> np.ndarray:
-    """The filling of :func:`fill_batch` from the shares of one task ``c``
-    (K, n) already computed (:func:`models.filling_numeric.fill_shares`)."""
-    return _fill_shares(c, demands, capacity, weights, caps)[0]
-
-
-def shares(policy: FillingPolicy, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-    """``share_per_task`` over the whole batch at once
-    (:meth:`~models.filling.FillingPolicy.shares_batch`)."""
-    return policy.shares_batch(demands, capacity)
 
 
 def numeric_many(
@@ -80,7 +60,7 @@ def numeric_many(
     D = demands if demands is not None else np.broadcast_to(instance.demands, (K, instance.n, instance.m))
     R = capacity if capacity is not None else instance.capacity
     Kc = caps if caps is not None else np.broadcast_to(instance.max_tasks, (K, instance.n))
-    solver = batch_solver(ev.policy) if ev.mode == CONTINUOUS else None
+    solver = ev.policy.batch_solver() if ev.mode == CONTINUOUS else None
     todo: Any = range(K)
     out = np.empty((K, instance.n))
     if solver is not None:
@@ -95,17 +75,18 @@ def numeric_many(
 
 def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> list[np.ndarray | None]:
     """Numeric tasks per user for many unrelated instances: one vectorised
-    batch solve (:func:`batch_solver`) per group of instances with equal
-    shape ``(n, m)`` and weights; ``None`` for an instance the batch cannot
-    answer (no batch solver for the policy or the mode, or not converged),
-    which the caller treats as a candidate for the full check.
+    batch solve (:meth:`~models.policy.Policy.batch_solver`) per group of
+    instances with equal shape ``(n, m)`` and weights; ``None`` for an
+    instance the batch cannot answer (no batch solver for the policy or the
+    mode, or not converged), which the caller treats as a candidate for the
+    full check.
 
     Each member is solved as :meth:`._common.Evaluator.numeric` would solve
     it alone, up to rounding (every batch solver treats its members as
     independent instances).
     """
     out: list[np.ndarray | None] = [None] * len(instances)
-    solve = batch_solver(policy) if mode == CONTINUOUS else None
+    solve = policy.batch_solver() if mode == CONTINUOUS else None
     if solve is None:
         return out
     _MEMO.clear()

@@ -241,14 +241,14 @@ class Evaluator:
 
     def numeric(self, instance: Instance) -> np.ndarray:
         """Tasks per user (floats), for the screen: the policy's vectorised
-        batch solver when it has one (:func:`._batch.batch_solver`; CEEI
+        batch solver when it has one (:meth:`~models.policy.Policy.batch_solver`; CEEI
         without a conic solve), else :meth:`direct`."""
-        from ._batch import batch_solver, remembered
+        from ._batch import remembered
 
         known = remembered(self.policy, instance, self.mode)
         if known is not None:
             return known
-        solver = batch_solver(self.policy) if self.mode == CONTINUOUS else None
+        solver = self.policy.batch_solver() if self.mode == CONTINUOUS else None
         if solver is not None:
             x, ok = solver(instance.demands[None], instance.capacity, instance.weights, instance.max_tasks[None])
             if ok[0]:

@@ -84,10 +84,13 @@ def exact_report(inst: Instance, i: int, s: np.ndarray, den: int, integer: bool)
         fs.append(f)
     dom = max(d / c for d, c in zip(need, inst.capacity_exact, strict=True))
     top = max(fs)
-    q = [f * c * dom / top for f, c in zip(fs, inst.capacity_exact, strict=True)]
-    if not integer:
-        return q
-    lcm = math.lcm(*(v.denominator for v in q))
-    ints = [int(v * lcm) for v in q]
-    g = math.gcd(*ints)
+    return coprime_integers([f * c * dom / top for f, c in zip(fs, inst.capacity_exact, strict=True)])
+
+
+def coprime_integers(row: list[Fraction]) -> list[Fraction]:
+    """``row`` times a positive factor: coprime integers (a zero row stays
+    zero)."""
+    lcm = math.lcm(*(v.denominator for v in row))
+    ints = [int(v * lcm) for v in row]
+    g = math.gcd(*ints) or 1
     return [Fraction(v // g) for v in ints]

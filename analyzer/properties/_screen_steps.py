@@ -12,9 +12,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from models import Instance, Policy
+from models import Instance
+from models.filling import FillingPolicy
+from models.filling_numeric import fill_shares
 
-from ._batch import fill_shares, numeric_many, shares
+from ._batch import numeric_many
 from ._common import Evaluator
 from .base import CONTINUOUS
 
@@ -37,7 +39,7 @@ def drive(ev: Evaluator, instance: Instance, steps: Steps[T]) -> T:
         return stop.value
 
 
-def drive_many(policy: Policy, instances: list[Instance], steps: list[Steps[T] | None]) -> list[T | None]:
+def drive_many(policy: FillingPolicy, instances: list[Instance], steps: list[Steps[T] | None]) -> list[T | None]:
     """Run the screens of many instances in lockstep (a filling policy in
     the continuous setting): every round, the requests of all instances of
     equal shape and weights are filled in one vectorised batch. Each
@@ -68,11 +70,11 @@ def drive_many(policy: Policy, instances: list[Instance], steps: list[Steps[T] |
         for ks in groups.values():
             D = np.concatenate([requests[k][0] for k in ks]).astype(float)
             caps = np.concatenate([requests[k][1] for k in ks]).astype(float)
-            c = np.concatenate([shares(policy, np.asarray(requests[k][0], dtype=float), instances[k].capacity)
+            c = np.concatenate([policy.shares_batch(np.asarray(requests[k][0], dtype=float), instances[k].capacity)
                                 for k in ks])
             R = np.concatenate([np.broadcast_to(instances[k].capacity, (len(requests[k][0]), instances[k].m))
                                 for k in ks])
-            x = fill_shares(c, D, R, instances[ks[0]].weights, caps)
+            x, _ = fill_shares(c, D, R, instances[ks[0]].weights, caps)
             lo = 0
             for k in ks:
                 hi = lo + len(requests[k][0])
