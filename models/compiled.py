@@ -39,22 +39,32 @@ def _twin(fn: Callable[..., Any], env: dict[str, Any]) -> Callable[..., Any]:
     return twin
 
 
-def compiled(kernel: Callable[..., Any], helpers: Sequence[Callable[..., Any]] = ()) -> Callable[..., Any]:
-    """``kernel`` compiled with numba (its module-level ``helpers`` too,
-    callees first, so that compiled code calls compiled helpers), or
-    ``kernel`` itself without numba."""
+def compiled(kernel: Callable[..., Any], helpers: Sequence[Callable[..., Any]] = (), *,
+             runtime: bool = True) -> Callable[..., Any]:
+    """``kernel`` compiled with numba (its ``helpers`` too, callees first,
+    so that compiled code calls compiled helpers), or ``kernel`` itself
+    without numba.
+
+    ``runtime=False`` compiles without numba's runtime (``_nrt=False``):
+    for kernels that allocate nothing, whose compiled helpers pass arrays
+    to each other; with the runtime every such call pays an atomic
+    reference count per array (half of the simulator's event loop).
+    """
     if not numba_available():
         return kernel
     out = _CACHE.get(kernel)
     if out is None:
         import numba
 
-        # the kernel's and helpers' own globals, with each helper replaced by its compiled form (in a
-        # copy: the module keeps its Python functions); helpers are listed callees first
-        env = dict(kernel.__globals__)
+        opts: dict[str, Any] = {} if runtime else {"_nrt": False}
+        # the globals of every module involved, with each helper replaced by its compiled form (in a
+        # copy: the modules keep their Python functions); helpers are listed callees first
+        env: dict[str, Any] = {}
+        for fn in (*helpers, kernel):
+            env.update(fn.__globals__)
         for h in helpers:
-            env[h.__name__] = numba.njit(cache=True)(_twin(h, env))
-        out = numba.njit(cache=True)(_twin(kernel, env))
+            env[h.__name__] = numba.njit(cache=True, **opts)(_twin(h, env))
+        out = numba.njit(cache=True, **opts)(_twin(kernel, env))
         _CACHE[kernel] = out
     return out
 

@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from models.compiled import _twin, numba_available
+from models.compiled import compiled, numba_available
 
 from . import kernel as kn
 from . import kstore as ks
@@ -55,32 +55,6 @@ KEY_PROBES: int = 256
 ROUNDS_PER_CALL: int = 20_000
 #: Entries of the failed-needs memo of one round.
 FAILED_MEMO: int = 64
-
-
-_COMPILED: dict[Any, Any] = {}
-
-
-def compiled(kernel: Callable[..., Any], helpers: tuple[Callable[..., Any], ...]) -> Callable[..., Any]:
-    """``kernel`` compiled with numba, its ``helpers`` (callees first)
-    compiled for it, or ``kernel`` itself without numba (as
-    :func:`models.compiled.compiled`, with the globals of every helper's
-    module). Compiled without numba's runtime (``_nrt=False``): with it,
-    every call of a compiled helper passing arrays costs an atomic
-    reference count per array, which took half of the event loop's time;
-    the kernel allocates nothing, so it needs no runtime."""
-    if not numba_available():
-        return kernel
-    out = _COMPILED.get(kernel)
-    if out is None:
-        import numba
-
-        env: dict[str, Any] = {}
-        for h in (*helpers, kernel):  # the globals of every module involved
-            env.update(h.__globals__)
-        for h in helpers:
-            env[h.__name__] = numba.njit(cache=True, _nrt=False)(_twin(h, env))
-        out = _COMPILED[kernel] = numba.njit(cache=True, _nrt=False)(_twin(kernel, env))
-    return out
 
 
 def kernel_keys(model: ShareModel) -> tuple[int, np.ndarray] | None:
@@ -221,8 +195,8 @@ class FastEngine:
         self.durations: dict[tuple[float, ...], int] = {}
         self.violations: list[dict[str, Any]] = []
         self.compiled = numba_available()
-        self.k_run = compiled(kn.run, kn.HELPERS)
-        self.k_admit = compiled(kn.admit, kn.HELPERS)
+        self.k_run = compiled(kn.run, kn.HELPERS, runtime=False)  # allocates nothing
+        self.k_admit = compiled(kn.admit, kn.HELPERS, runtime=False)
 
     # ------------------------------------------------------------ admission (Python: one call per job spec)
     def _user(self, name: str) -> int:

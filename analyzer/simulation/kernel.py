@@ -2,7 +2,7 @@
 Section 7; the engine is described in :mod:`.fast`).
 
 Plain functions on numpy arrays and scalars, compiled with numba when it is
-installed (:func:`.fast.compiled`; ``FAIRALLOC_NO_NUMBA=1`` disables it)
+installed (:func:`models.compiled.compiled`; ``FAIRALLOC_NO_NUMBA=1`` disables it)
 and otherwise run as they are: the same code either way, so both forms
 make the same decisions bit for bit (integer amounts, and float keys
 computed by the same IEEE operations in the same order). The state's
@@ -389,6 +389,6 @@ def admit(t: float, s: int, cancel_at: float, si: np.ndarray, U: np.ndarray, den
         push_user(U, den, c, uw, ur, uh, ublk, hk, hr, hu, hpos, i)
 
 
-#: Callees first, for :func:`.fast.compiled`.
+#: Callees first, for :func:`models.compiled.compiled`.
 HELPERS = (*STORE_HELPERS, _wins, tasks_won, _slowdown, log, _place_events, _overcommitted, launch, _spec_done,
            events_at, unblock, _failed, _remember_failure, round_)

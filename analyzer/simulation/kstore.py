@@ -3,7 +3,7 @@ arrays, the share keys, the user heap, the event heap, the machine tree
 and the users' queues (Ghodsi et al., NSDI 2011, Section 7).
 
 Plain functions on numpy arrays and scalars, compiled with the kernel
-(:func:`.fast.compiled`) or run as they are.
+(:func:`models.compiled.compiled`) or run as they are.
 """
 
 from __future__ import annotations
