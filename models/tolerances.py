@@ -140,3 +140,10 @@ SHARE_FORM_RTOL: float = 1e-12
 #: when the instance is fixed (the encoding tests: a solution exists within
 #: it, none outside it); absolute, on instances with capacities near 1.
 ENCODING_CHECK_ATOL: float = 1e-6
+
+
+#: Relative distance under which two float keys of the discrete engine's
+#: level jump (:mod:`models.discrete.level_jump`) may hide an exact order
+#: different from theirs (float64 keys carry a relative error of a few
+#: 1e-16); such neighbours are re-sorted with exact integer keys.
+KEY_NEAR: float = 1e-12

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..tolerances import KEY_NEAR
 from .state import INT64_SAFE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,10 +23,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: A level jump is tried only when at least this many picks may remain
 #: (below it, bisection costs more than single decisions).
 JUMP_MIN_PICKS: int = 512
-#: Relative distance under which two float keys may hide an exact order
-#: different from theirs (float64 keys carry a relative error of a few
-#: 1e-16); such neighbours are re-sorted with exact integer keys.
-KEY_NEAR: float = 1e-12
 
 
 @dataclass(eq=False)
@@ -180,4 +177,4 @@ class LevelJump:
         return out
 
 
-__all__ = ["JUMP_MIN_PICKS", "KEY_NEAR", "LevelJump"]
+__all__ = ["JUMP_MIN_PICKS", "LevelJump"]
