@@ -79,7 +79,10 @@ class FDS(ConvexPolicy):
         objective of the program cannot judge one, since users far above
         the lowest level weigh ~``level^(1-beta)`` in it (at ``beta = 16``
         a user at 6 times the lowest level weighs ``6^-15``).
-        ``beta = inf``: the max-min limit.
+        ``beta = inf``: the max-min limit. ``beta = 1``: the Eisenberg-Gale
+        program (``sum_i w_i log(u_i x_i / w_i)`` differs from ``sum_i w_i
+        log x_i`` by a constant), solved by CEEI's own solver: one solver
+        per program.
 
         Raises
         ------
@@ -88,6 +91,8 @@ class FDS(ConvexPolicy):
         """
         if np.isinf(self.beta):
             return self._limit(get_policy(self.limit).solve(instance))
+        if self.beta == 1:
+            return self._limit(get_policy("ceei").solve(instance))
         t0 = time.perf_counter()
         res = self._newton(instance, get_policy(self.limit).solve(instance).x)
         reason = res.failure()
@@ -119,6 +124,8 @@ class FDS(ConvexPolicy):
         """
         if np.isinf(self.beta):
             return self.solve(instance)
+        if self.beta == 1:
+            return self._limit(get_policy("ceei").solve_tight(instance))
         tol = ALPHA_FAIR_KKT_RTOL * RESOLVE_TIGHTEN
         res = self._newton(instance, self.solve(instance).x, tol)
         if not res.residual <= tol:
