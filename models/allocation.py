@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .display import LabelledArray, html_table, short_repr, to_frame
+from .display import HTML_MAX_ROWS, LabelledArray, html_table, short_repr, to_frame
+from .errors import SolverError
 from .instance import Instance
 from .numbers import fraction_to_plain
 from .tolerances import FEASIBILITY_RTOL
@@ -148,6 +149,24 @@ class Allocation:
         """Capacities, caps and non-negativity hold within ``rtol``."""
         return self.max_violation() <= rtol
 
+    def require_feasible(self, what: str = "the LP answer") -> Allocation:
+        """Record :meth:`max_violation` in ``stats["max_violation"]`` and
+        return ``self`` when it is within
+        :data:`~models.tolerances.FEASIBILITY_RTOL`: solver output is
+        reported as it is, never clipped, and its excess bounded here.
+
+        Raises
+        ------
+        SolverError
+            When a capacity, cap or ``x >= 0`` is exceeded by more.
+        """
+        viol = self.max_violation()
+        self.stats["max_violation"] = viol
+        if not viol <= FEASIBILITY_RTOL:
+            raise SolverError(self.policy, f"infeasible by {viol:.2e}",
+                              f"{what} exceeds a capacity or cap by more than {FEASIBILITY_RTOL:g}")
+        return self
+
     # -------------------------------------------------------------- exact
     @cached_property
     def usage_exact(self) -> tuple[Any, ...]:
@@ -212,17 +231,12 @@ class Allocation:
     def _repr_html_(self) -> str:
         inst = self.instance
         head = ["user", "tasks", "dominant share", *[f"share of {r}" for r in inst.resources]]
-        n = min(inst.n, 2 * len(head) + 40)  # never build rows for 10^6 users just to show 40
+        n = min(inst.n, HTML_MAX_ROWS)  # never build rows for 10^6 users just to show 40
         rows = [[u, _plain(self.x_exact[i]) if self.exact and self.x_exact is not None else float(self.x[i]),
                  float(self.dominant_shares[i]), *[float(v) for v in np.asarray(self.shares[i])]]
                 for i, u in zip(range(n), inst.users, strict=False)]
         caption = f"{self.policy}: {inst.n} users, {inst.m} resources" + (" (exact)" if self.exact else "")
-        body = html_table(head, rows, caption)
-        if inst.n > n:
-            body = body.replace(
-                "</tbody>", f'<tr><td colspan="{len(head)}">… {inst.n - n} more users</td></tr>\n</tbody>'
-            )
-        return body
+        return html_table(head, rows, caption, total=inst.n)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict. Exact numbers are strings (``"45/11"``) with a

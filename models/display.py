@@ -64,9 +64,11 @@ def cell_text(value: Any) -> str:
 
 
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None,
-               max_rows: int = HTML_MAX_ROWS) -> str:
+               max_rows: int = HTML_MAX_ROWS, total: int | None = None) -> str:
     """An escaped HTML ``<table>``; beyond ``max_rows`` rows, a last row says
-    how many were left out.
+    how many were left out. ``total``: the number of rows in all when
+    ``rows`` holds only the first ones (a caller need not build rows that
+    are not shown).
 
     Examples
     --------
@@ -87,8 +89,9 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], caption: s
     out.append("<tbody>")
     for row in rows[:max_rows]:
         out.append("<tr>" + "".join(f"<td>{html.escape(cell_text(c))}</td>" for c in row) + "</tr>")
-    if len(rows) > max_rows:
-        out.append(f'<tr><td colspan="{len(headers)}">… {len(rows) - max_rows} more rows '
+    left = (len(rows) if total is None else total) - min(len(rows), max_rows)
+    if left > 0:
+        out.append(f'<tr><td colspan="{len(headers)}">… {left} more rows '
                    "(to_pandas() has them all)</td></tr>")
     out += ["</tbody>", "</table>"]
     return "\n".join(out)

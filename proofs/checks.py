@@ -8,8 +8,12 @@ decided in floating point.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+
+from models import Instance
+from models.allocation import exact_str
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,21 @@ class Verified:
     def holds(self) -> bool:
         """True when every check holds."""
         return all_hold(self.checks)
+
+
+def feasibility_checks(instance: Instance, x: Sequence[Fraction],
+                       usage: Sequence[Fraction] | None = None) -> list[Check]:
+    """Exact feasibility of tasks ``x`` on ``instance``: every resource
+    within its capacity (``usage``, when given, is ``sum_i x_i d_ij``) and
+    every user within ``[0, cap]`` (Ghodsi et al., NSDI 2011, Section 4)."""
+    D, R, k = instance.demands_exact, instance.capacity_exact, instance.max_tasks_exact
+    if usage is None:
+        usage = [sum((x[i] * D[i][j] for i in range(instance.n)), Fraction(0)) for j in range(instance.m)]
+    checks = [Check(f"capacity of {r}", usage[j] <= R[j], f"uses {exact_str(usage[j])} of {exact_str(R[j])}")
+              for j, r in enumerate(instance.resources)]
+    checks += [Check(f"0 <= tasks of {u} <= cap", x[i] >= 0 and (k[i] is None or x[i] <= k[i]),
+                     f"tasks {exact_str(x[i])}") for i, u in enumerate(instance.users)]
+    return checks
 
 
 def all_hold(checks: Iterable[Check]) -> bool:

@@ -32,7 +32,7 @@ from models import Allocation, Instance
 from models.allocation import exact_str
 from models.filling import FillingPolicy, Stage
 
-from .checks import Check, Verified, join_names
+from .checks import Check, Verified, feasibility_checks, join_names
 
 
 def share_name(policy: FillingPolicy, weighted: bool) -> str:
@@ -171,7 +171,7 @@ def certify_filling(policy: FillingPolicy, instance: Instance, allocation: Alloc
         allocation = policy.solve_exact(instance)
     assert allocation.x_exact is not None
     f = _Filled.of(policy, instance, [Fraction(v) for v in allocation.x_exact])
-    checks = f.feasibility_checks()
+    checks = feasibility_checks(instance, f.x, f.usage)
     out: list[StageCertificate] = []
     seen: set[int] = set()
     previous = {1: Fraction(-1), 2: Fraction(-1)}
@@ -218,16 +218,6 @@ class _Filled:
                    levels={1: [x[i] * c[i] / w[i] for i in range(n)], 2: [x[i] * dom[i] / w[i] for i in range(n)]},
                    members={1: [i for i in range(n) if c[i] != 0], 2: [i for i in range(n) if c[i] == 0]},
                    remaining=[i for i in range(n) if not (k[i] is not None and k[i] == 0)])
-
-    def feasibility_checks(self) -> list[Check]:
-        """Every resource within capacity, every user within ``[0, cap]``."""
-        inst, x, k = self.instance, self.x, self.instance.max_tasks_exact
-        checks = [Check(f"capacity of {r}", self.usage[j] <= inst.capacity_exact[j],
-                        f"uses {exact_str(self.usage[j])} of {exact_str(inst.capacity_exact[j])}")
-                  for j, r in enumerate(inst.resources)]
-        checks += [Check(f"0 <= tasks of {u} <= cap", x[i] >= 0 and (k[i] is None or x[i] <= k[i]),
-                         f"tasks {exact_str(x[i])}") for i, u in enumerate(inst.users)]
-        return checks
 
     def stage(self, s: int, st: Stage, seen: set[int]) -> tuple[list[Check], StageCertificate]:
         """The checks of stage ``s`` (its saturated resources are exhausted,

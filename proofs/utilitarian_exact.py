@@ -29,7 +29,7 @@ import numpy as np
 from models import Allocation, Instance, Policy
 from models.allocation import OPTIMAL, exact_str
 
-from .checks import Check, Verified, join_names
+from .checks import Check, Verified, feasibility_checks, join_names
 from .rational_lp import lp_max
 
 
@@ -154,7 +154,7 @@ def solve_utilitarian_exact(policy: Policy, instance: Instance) -> Allocation:
             level[a] = t
         stages.append((t, tuple(instance.users[a] for a in stuck)))
     x = [level.get(i, Fraction(0)) * P.w[i] for i in range(n)]
-    checks += _feasibility_checks(P, instance, x, total)
+    checks += _feasibility_checks(instance, x, total)
     cert = UtilitarianCertificate(total=total, stages=tuple(stages), checks=tuple(checks))
     return Allocation(instance=instance, x=np.array([float(v) for v in x]), policy=policy.label, exact=True,
                       x_exact=tuple(x), status=OPTIMAL, certificate=cert,
@@ -173,17 +173,8 @@ def _duality_check(P: _Problem, total: Fraction) -> Check:
                  f"primal {exact_str(total)}, dual {exact_str(-value)}")
 
 
-def _feasibility_checks(P: _Problem, instance: Instance, x: list[Fraction], total: Fraction) -> list[Check]:
-    out = []
-    for j in range(P.m):
-        use = sum((x[i] * P.D[i][j] for i in range(P.n)), Fraction(0))
-        out.append(Check(f"capacity of {instance.resources[j]}", use <= P.R[j],
-                         f"uses {exact_str(use)} of {exact_str(P.R[j])}"))
-    for i, ki in enumerate(P.k):
-        ok = x[i] >= 0 and (ki is None or x[i] <= ki)
-        out.append(Check(f"0 <= tasks of {instance.users[i]} <= cap", ok, f"tasks {exact_str(x[i])}"))
-    out.append(Check("the total is the maximum", sum(x, Fraction(0)) == total))
-    return out
+def _feasibility_checks(instance: Instance, x: list[Fraction], total: Fraction) -> list[Check]:
+    return feasibility_checks(instance, x) + [Check("the total is the maximum", sum(x, Fraction(0)) == total)]
 
 
 __all__ = ["UtilitarianCertificate", "solve_utilitarian_exact"]

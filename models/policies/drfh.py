@@ -77,8 +77,7 @@ class DRFH(Policy):
                            stats={"solver": "cvxpy-lp-sequence", "stages": len(problems),
                                   "seconds": time.perf_counter() - t0},
                            certificate={"placement": placement})
-        alloc.stats["max_violation"] = alloc.max_violation()
-        return alloc
+        return alloc.require_feasible("the LP sequence")
 
     def solve_tight(self, instance: Instance) -> Allocation:
         """:meth:`solve` with the leximin LP tolerances

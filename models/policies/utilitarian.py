@@ -23,7 +23,7 @@ from ..instance import Instance
 from ..leximin import leximin_lp
 from ..policy import Policy, register
 from ..solvers import LP_SOLVERS, solve_problem
-from ..tolerances import DUAL_TOL, FEASIBILITY_RTOL, LP_LEVEL_RTOL
+from ..tolerances import DUAL_TOL, LP_LEVEL_RTOL
 
 
 @register
@@ -55,16 +55,9 @@ class Utilitarian(Policy):
         alloc = Allocation(instance=instance, x=x, policy=self.label, status=OPTIMAL,
                            stats={"solver": "cvxpy-lp-sequence", "stages": len(problems),
                                   "seconds": time.perf_counter() - t0})
-        # the LP values are reported as they are, never clipped: their
-        # excess over capacities and caps is measured and bounded here (a
-        # tie-break whose levels x_i / w_i span ~30 orders of magnitude is
-        # beyond a double-precision LP solver)
-        viol = alloc.max_violation()
-        alloc.stats["max_violation"] = viol
-        if not viol <= FEASIBILITY_RTOL:
-            raise SolverError(self.label, f"infeasible by {viol:.2e}",
-                              f"the LP answer exceeds a capacity or cap by more than {FEASIBILITY_RTOL:g}")
-        return alloc
+        # a tie-break whose levels x_i / w_i span ~30 orders of magnitude is
+        # beyond a double-precision LP solver: its excess is bounded here
+        return alloc.require_feasible()
 
     def _run(self, instance: Instance) -> tuple[np.ndarray, list[Any]]:
         """:meth:`_run_scaled` on the instance in well-scaled units: each

@@ -90,35 +90,37 @@ def _iv_str(v: Any) -> str:
 class _PriceEquations:
     """``F_a(p) = sum_{i uncapped} w_i d_ia / (p . d_i) - R'_a`` over the
     binding resources ``a`` and its Jacobian, in a given mpmath context
-    (``mp`` for the Newton polish, ``iv`` for the Krawczyk test)."""
+    (``mp`` for the Newton polish, ``iv`` for the Krawczyk test). The data
+    are kept exact and converted in the context (:func:`_num`): in ``iv``
+    an interval holding the rational, so the test is about the exact
+    equations, not about ones rounded to the working precision."""
 
-    Dm: list[list[Any]]  # demands on the binding resources, per user
-    w: list[Any]
-    Rp: list[Any]  # capacities left by the capped users
+    Dm: list[list[Fraction]]  # demands on the binding resources, per user
+    w: list[Fraction]
+    Rp: list[Fraction]  # capacities left by the capped users
     U: list[int]
 
     def _loads(self, pv: Any, ctx: Any) -> dict[int, Any]:
-        return {i: sum((ctx.mpf(self.Dm[i][a]) * pv[a] for a in range(len(self.Rp))), ctx.mpf(0)) for i in self.U}
+        return {i: sum((_num(ctx, self.Dm[i][a]) * pv[a] for a in range(len(self.Rp))), ctx.mpf(0)) for i in self.U}
 
     def F(self, pv: Any, ctx: Any) -> list[Any]:
         L = self._loads(pv, ctx)
-        return [sum((ctx.mpf(self.w[i]) * ctx.mpf(self.Dm[i][a]) / L[i] for i in self.U), ctx.mpf(0))
-                - ctx.mpf(self.Rp[a]) for a in range(len(self.Rp))]
+        return [sum((_num(ctx, self.w[i]) * _num(ctx, self.Dm[i][a]) / L[i] for i in self.U), ctx.mpf(0))
+                - _num(ctx, self.Rp[a]) for a in range(len(self.Rp))]
 
     def J(self, pv: Any, ctx: Any) -> Any:
         L, nb = self._loads(pv, ctx), len(self.Rp)
         Jm = ctx.matrix(nb, nb)
         for a in range(nb):
             for b in range(nb):
-                Jm[a, b] = -sum((ctx.mpf(self.w[i]) * ctx.mpf(self.Dm[i][a]) * ctx.mpf(self.Dm[i][b]) / (L[i] * L[i])
-                                 for i in self.U), ctx.mpf(0))
+                Jm[a, b] = -sum((_num(ctx, self.w[i]) * _num(ctx, self.Dm[i][a]) * _num(ctx, self.Dm[i][b])
+                                 / (L[i] * L[i]) for i in self.U), ctx.mpf(0))
         return Jm
 
 
-def _mpf(v: Fraction) -> Any:
-    from mpmath import mp
-
-    return mp.mpf(v.numerator) / v.denominator
+def _num(ctx: Any, v: Fraction) -> Any:
+    """``v`` in the mpmath context ``ctx`` (``iv``: an interval holding it)."""
+    return ctx.mpf(v.numerator) / v.denominator
 
 
 def enclose(instance: Instance, act: ActiveSet, x_num: np.ndarray) -> CEEIEnclosure | None:
@@ -144,8 +146,8 @@ def enclose(instance: Instance, act: ActiveSet, x_num: np.ndarray) -> CEEIEnclos
     iv.prec = mp.prec = ENCLOSURE_PRECISION_BITS
     try:
         left = (data.R[j] - sum((data.k[i] * data.D[i][j] for i in C), Fraction(0)) for j in B)
-        eq = _PriceEquations(Dm=[[_mpf(data.D[i][j]) for j in B] for i in range(data.n)],
-                             w=[_mpf(v) for v in data.w], Rp=[_mpf(v) for v in left], U=U)
+        eq = _PriceEquations(Dm=[[data.D[i][j] for j in B] for i in range(data.n)],
+                             w=list(data.w), Rp=list(left), U=U)
         p = _newton_polish(eq, estimate_prices(instance, x_num, C, B)[B])
         K = None if p is None else _krawczyk(eq, p)
         return None if K is None else _enclosure_checks(instance, data, K, B, C, U, eq.Dm, eq.w)
@@ -195,7 +197,7 @@ def _krawczyk(eq: _PriceEquations, p: Any) -> Any:
 
 
 def _enclosure_checks(instance: Instance, data: ExactData, K: Any, B: list[int], C: list[int], U: list[int],
-                      Dm: list[list[Any]], w: list[Any]) -> CEEIEnclosure:
+                      Dm: list[list[Fraction]], w: list[Fraction]) -> CEEIEnclosure:
     from mpmath import iv
 
     users, resources = instance.users, instance.resources
@@ -206,8 +208,8 @@ def _enclosure_checks(instance: Instance, data: ExactData, K: Any, B: list[int],
     for i in C:
         tasks[i] = iv.mpf(data.k[i].numerator) / data.k[i].denominator
     for i in U:
-        L = sum((iv.mpf(Dm[i][a]) * K[a] for a in range(nb)), zero)
-        tasks[i] = iv.mpf(w[i]) / L
+        L = sum((_num(iv, Dm[i][a]) * K[a] for a in range(nb)), zero)
+        tasks[i] = _num(iv, w[i]) / L
     prices = [zero] * data.m
     for a, j in enumerate(B):
         prices[j] = K[a]
@@ -218,8 +220,9 @@ def _enclosure_checks(instance: Instance, data: ExactData, K: Any, B: list[int],
             checks.append(Check(f"primal feasibility: {users[i]} strictly within its cap", bool(tasks[i].b < kk)))
     for i in C:
         kk = iv.mpf(data.k[i].numerator) / data.k[i].denominator
-        L = sum((iv.mpf(Dm[i][a]) * K[a] for a in range(nb)), zero)
-        checks.append(Check(f"dual feasibility: cap multiplier of {users[i]} > 0", bool((iv.mpf(w[i]) / kk - L).a > 0)))
+        L = sum((_num(iv, Dm[i][a]) * K[a] for a in range(nb)), zero)
+        checks.append(Check(f"dual feasibility: cap multiplier of {users[i]} > 0",
+                            bool((_num(iv, w[i]) / kk - L).a > 0)))
     for j in range(data.m):
         if j in B:
             continue
