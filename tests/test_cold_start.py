@@ -20,7 +20,9 @@ PAPER = ROOT / "examples" / "paper_two_users.toml"
 #: for programs, cross-checks and exact answers; matplotlib only for
 #: ``plot``; tabulate is replaced by analyzer.render's own grids; proofs (exact answers), the search, table
 #: and discrete machinery load on first use (lazy names in analyzer, one
-#: subcommand module registered when the command is named).
+#: subcommand module registered when the command is named). pandas (``to_pandas``),
+#: numba (compiled kernels), dask/distributed (``--scheduler``) and highspy
+#: (LPs) are for other commands too.
 HEAVY = (
     "cvxpy",
     "scipy",
@@ -29,6 +31,11 @@ HEAVY = (
     "clarabel",
     "matplotlib",
     "z3",
+    "pandas",
+    "numba",
+    "dask",
+    "distributed",
+    "highspy",
     "proofs",
     "analyzer.searching.engine",
     "analyzer.table",
@@ -37,12 +44,15 @@ HEAVY = (
 )
 
 
-@pytest.mark.parametrize("fmt", ["text", "md", "json"])
-def test_solve_drf_imports_no_heavy_module(fmt: str) -> None:
+@pytest.mark.parametrize(("policy", "fmt"), [
+    (["--policy", "drf"], "text"), (["--policy", "drf"], "md"), (["--policy", "drf"], "json"),
+    ([], "text"),  # the README's quick start: drf, asset and CEEI (Newton's method, no cvxpy)
+])
+def test_solve_drf_imports_no_heavy_module(policy: list[str], fmt: str) -> None:
     code = (
         "import sys, io, contextlib; from analyzer.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    rc = main(['solve', {str(PAPER)!r}, '--policy', 'drf', '--format', {fmt!r}])\n"
+        f"    rc = main(['solve', {str(PAPER)!r}, *{policy!r}, '--format', {fmt!r}])\n"
         f"print(rc, sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

@@ -1,7 +1,8 @@
 """Docs that cannot drift: every ```console block of README.md and docs/*.md
 is run and its output compared with the block (issue 16).
 
-A block is ``$ command`` lines (``< FILE`` at the end feeds standard input),
+A block is ``$ command`` lines (``< FILE`` at the end feeds standard input;
+a line ending in ``\\`` continues on the next),
 each followed by its expected output (stdout, then stderr). ``fairalloc`` runs as ``python -m analyzer`` from this
 checkout, in a scratch directory holding ``examples/`` and the scenario files
 the README names but does not ship (``tests/docs/*.toml``).
@@ -17,7 +18,7 @@ and why:
   table; trailing spaces are ignored.
 
 Nothing else is normalised: the documented commands print no timings or
-paths. Blocks that run a counterexample search (``table``, ``search``,
+paths (a timing column is written ``...`` in the docs). Blocks that run a counterexample search (``table``, ``search``,
 ``variants --find``) take seconds to a minute and are marked ``slow``.
 """
 
@@ -61,14 +62,20 @@ def console_blocks(path: Path) -> list[Command]:
         start = i + 1
         end = next(j for j in range(start, len(lines)) if lines[j].strip() == "```")
         current: Command | None = None
-        for k in range(start, end):
+        k = start
+        while k < end:
             if lines[k].startswith("$ "):
-                current = Command(f"{path.name}:{k + 1}", lines[k][2:].strip(), [])
+                argv, where = lines[k][2:].strip(), f"{path.name}:{k + 1}"
+                while argv.endswith("\\") and k + 1 < end:  # a command continued on the next line
+                    k += 1
+                    argv = argv[:-1].rstrip() + " " + lines[k].strip()
+                current = Command(where, argv, [])
                 out.append(current)
             elif current is not None:
                 current.expected.append(lines[k])
             else:
                 raise AssertionError(f"{path.name}:{k + 1}: console block text before any '$ ' command")
+            k += 1
         i = end + 1
     return out
 
@@ -118,8 +125,12 @@ def _params() -> list[object]:
             slow = any(cmd.argv.removeprefix("fairalloc ").startswith(c) or f" {c} " in f" {cmd.argv} "
                        for c in SLOW_COMMANDS)
             marks = [pytest.mark.slow] if slow else []
-            if "../" in cmd.argv:  # data outside the repository (a trace next to the checkout)
-                marks.append(pytest.mark.skip(reason="reads files outside the repository"))
+            outside = [w for w in shlex.split(cmd.argv) if w.startswith("../")]
+            if outside:  # data next to the checkout (a trace): a long run, and only where the data is
+                marks.append(pytest.mark.slow)
+                missing = [w for w in outside if not (ROOT / w).exists()]
+                if missing:
+                    marks.append(pytest.mark.skip(reason=f"no {missing[0]} next to this checkout"))
             out.append(pytest.param(cmd, id=f"{cmd.where} {cmd.argv[:60]}", marks=marks))
     return out
 

@@ -37,8 +37,8 @@ def test_returns_the_figure_and_writes_nothing_without_a_path(tmp_path, monkeypa
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[:3] == ["drf: shares per resource", "asset: shares per resource", "ceei: shares per resource"]
     # the DRF panel's stacked bars are the paper's Figure 3: A <1/3, 2/3>, B <2/3, 1/9>
-    heights = [round(p.get_height(), 6) for p in fig.axes[0].patches]
-    assert heights == [round(v, 6) for v in (1 / 3, 2 / 3, 2 / 3, 1 / 9)]
+    heights = [p.get_height() for p in fig.axes[0].patches]
+    assert heights == pytest.approx([1 / 3, 2 / 3, 2 / 3, 1 / 9])
 
 
 def test_draws_into_a_given_axes() -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from analyzer import Instance, check, progressive_filling
+from analyzer.properties import get_property
 from models import PolicyError
 from tests.strategies import random_instance
 
@@ -66,3 +67,16 @@ def test_maxmin_properties_are_continuous_only() -> None:
     inst = Instance.from_exact([12], [[1], [2]])
     with pytest.raises(PolicyError, match="continuous setting only"):
         check("drf", inst, "single-resource-fairness", mode="discrete")
+
+
+def test_discrete_envy_counts_whole_tasks_of_the_envied_bundle() -> None:
+    """Section 6: a bundle is worth the whole tasks it runs. By hand, on
+    R = <5>, A <2>, B <3> (discrete DRF): A and B get 1 task each (A's
+    second would need 4 cpu, 1 is left). B's bundle, 3 cpu, runs 3/2 of A's
+    tasks, i.e. 1 whole one: no envy, in the check and its margin (the
+    case analyzer.discrete's former copy of the check was tested on)."""
+    inst = Instance.from_exact([5], [[2], [3]], users=["A", "B"])
+    assert progressive_filling(inst, "drf").tasks == {"A": 1, "B": 1}
+    ef = get_property("envy-freeness")
+    assert ef.check("drf", inst, mode="discrete") is None
+    assert ef.margin("drf", inst, mode="discrete") >= 0
