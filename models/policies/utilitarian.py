@@ -107,26 +107,22 @@ class Utilitarian(Policy):
         first = cp.Problem(cp.Maximize(cost @ x), cons)
         solve_problem(first, f"{self.label} (total)", LP_SOLVERS)
         best = float(first.value)
-        zero, face, full, capped = self._optimal_face(instance, x, cons, best, cost)
+        zero, face, _full, _capped = self._optimal_face(instance, x, cons, best, cost)
         free = np.flatnonzero(~zero)
         stop = np.zeros(instance.n)
         rest: list[Any] = []
         s = 1.0
         if free.size:
-            # price blocking (models.leximin) by the capacity rows of
-            # resources the face does not pin full, for users it does not
-            # pin at their cap: their stationarity has no signed multiplier
-            uses = instance.demands[free] > 0
-
-            def blocking(priced: np.ndarray) -> np.ndarray:
-                return (uses[:, priced & ~full].any(axis=1)) & ~capped[free]
-
+            # no price blocking here (unlike the filling family and drfh): the
+            # face pins some capacity rows only through complementary
+            # slackness, and blocking users by the remaining priced rows froze
+            # users below their face values (R=<2,3>, A<1,2>, B<1,3>, C<1,1>:
+            # total 2/3 instead of 4/3; tests/test_policies_utilitarian_face.py)
             # levels x_i / w_i over a common factor s, the geometric middle
             # of the free users' weights (their level coefficients then
             # span half as many orders of magnitude either side of 1)
             s = float(np.sqrt(w[free].min() * w[free].max()))
-            stop[free], rest = leximin_lp(cp.multiply(s / w[free], x[free]), face, self.label, LP_SOLVERS,
-                                          blocking=blocking)
+            stop[free], rest = leximin_lp(cp.multiply(s / w[free], x[free]), face, self.label, LP_SOLVERS)
         out = stop * w / s  # a cap overshoot within tolerance is reported, not clipped (require_feasible)
         if not cost @ out >= best * (1 - LP_LEVEL_RTOL):
             raise SolverError(self.label, "tie-break left the optimal face",
