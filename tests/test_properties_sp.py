@@ -11,7 +11,6 @@ import sympy
 
 from analyzer import Instance, check
 from analyzer.api import solve
-from analyzer.properties._batch import fill_batch
 from analyzer.properties.strategy_proofness import StrategyProofness
 from models import get_policy
 from models.filling import FillingPolicy
@@ -69,7 +68,7 @@ def test_batch_filling_matches_the_policy_solver() -> None:
         for _ in range(40):
             inst = random_instance(rng, n_max=5, m_max=4)
             D = np.stack([inst.demands, inst.demands * rng.uniform(0.5, 2, size=inst.demands.shape)])
-            xb = fill_batch(pol, D, inst.capacity, inst.weights, np.stack([inst.max_tasks] * 2))
+            xb = pol.solve_batch(D, inst.capacity, inst.weights, np.stack([inst.max_tasks] * 2))[0]
             for k in range(2):
                 other = Instance.from_arrays(inst.capacity, D[k], weights=inst.weights, max_tasks=inst.max_tasks)
                 np.testing.assert_allclose(xb[k], pol.solve(other).x, rtol=CROSSCHECK_RTOL)
@@ -95,7 +94,7 @@ def test_batch_filling_has_the_zero_share_phase() -> None:
     for _ in range(40):
         inst = random_instance(rng, n_max=5, m_max=3)
         seen += int((inst.demands[:, 0] == 0).any())
-        xb = fill_batch(pol, inst.demands[None], inst.capacity, inst.weights, inst.max_tasks[None])
+        xb = pol.solve_batch(inst.demands[None], inst.capacity, inst.weights, inst.max_tasks[None])[0]
         np.testing.assert_allclose(xb[0], pol.solve(inst).x, rtol=CROSSCHECK_RTOL, atol=CROSSCHECK_RTOL)
     assert seen > 5
 

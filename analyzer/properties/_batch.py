@@ -38,13 +38,6 @@ def batchable(policy: Policy) -> bool:
     return policy.batch_solver() is not None
 
 
-def fill_batch(policy: FillingPolicy, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray,
-               caps: np.ndarray) -> np.ndarray:
-    """Tasks per user (K, n) of a batch of instances sharing their weights:
-    :meth:`~models.filling.FillingPolicy.solve_batch`."""
-    return policy.solve_batch(demands, capacity, weights, caps)[0]
-
-
 def numeric_many(
     ev: Evaluator,
     instance: Instance,
