@@ -132,6 +132,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         return result
     result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped)
     why = (enc.covers(weighted, capped) or neg.covers(weighted, capped)
+           or (enc.validate(users, resources, domain) if enc.validate else None)
            or encoding_mismatch(pol, enc, users, resources, domain, weighted, capped))
     if why:
         result.reason = why
