@@ -166,7 +166,8 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     A counterexample the prover finds in the cell's class (exactly
     re-verified) is one the search missed: the cell becomes a ✗ with it
     (``found_in == "prove"``), and its proof is kept only when it says
-    which domain holds (proved with positive demands, refuted with zeros). One with zero demands outside the class leaves the ✓ and is
+    which domain holds (proved with positive demands, refuted with
+    zeros). One with zero demands outside the class leaves the ✓ and is
     shown in the proof (``"zeros ✗"``).
 
     Parameters
@@ -190,7 +191,7 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
                  if d in proof.domains and proof.domains[d].counterexample is not None]
         if found:
             cell.counterexample, cell.found_in = found[0], "prove"
-        if not found or any(dp.complete for dp in proof.domains.values()):  # no "proved" text beside a bare ✗
+        if not found or any(dp.complete for dp in proof.domains.values()):  # no "proved" beside a bare ✗
             table.proofs[key] = proof
 
 
