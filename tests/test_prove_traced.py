@@ -125,3 +125,14 @@ def test_cli_prove_with_policy_file(capsys: pytest.CaptureFixture[str]) -> None:
     finally:
         forget_policy_file(EXAMPLE)
     assert code == 0 and "PROVED" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_example_policy_row_every_tick_proved(mix: str) -> None:
+    """The issue's acceptance: examples/new_policy.py's row, every ✓ proved at 2x2 (positive demands)."""
+    from analyzer import property_table
+
+    t = property_table([mix], budget=50, workers=1, prove=(2, 2))
+    ticks = [q for q in t.properties if t[mix, q].holds]
+    assert ticks and all(t.proof(mix, q).domains["positive"].complete for q in ticks), \
+        {q: t.proof(mix, q).text() for q in ticks}

@@ -122,7 +122,7 @@ class SymArray:
     Examples
     --------
     >>> d = SymArray([[z3.Real("a"), z3.Real("b")]])
-    >>> (d / 2).max(axis=1)[0]
+    >>> (d / 2).max(axis=1).data[0]
     If(a/2 >= b/2, a/2, b/2)
     """
 
