@@ -180,19 +180,33 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     for key, cell in table.cells.items():
         if cell.holds is not True or cell.mode != CONTINUOUS:
             continue
-        cls = cell.instance_class
-        proof = CellProof(max_users, max_resources, weighted=cls.weights, capped=cls.caps, zeros=cls.zeros)
-        for domain in DOMAIN_ORDER:
-            dp = _prove_domain(cell.policy, cell.property, proof, domain, timeout, workers)
-            proof.domains[domain] = dp
-            if dp.counterexample is not None:
-                break  # a counterexample with positive demands is one with zeros allowed too
+        proof = prove_cell(cell.policy, cell.property, max_users, max_resources, cell.instance_class, timeout,
+                           workers)
         found = [proof.domains[d].counterexample for d in proof.in_class
                  if d in proof.domains and proof.domains[d].counterexample is not None]
         if found:
             cell.counterexample, cell.found_in = found[0], "prove"
         if not found or any(dp.complete for dp in proof.domains.values()):  # no "proved" beside a bare ✗
             table.proofs[key] = proof
+
+
+def prove_cell(policy: str, prop: str, max_users: int, max_resources: int, instance_class: Any = None,
+               timeout: float = 60, workers: int | None = None) -> CellProof:
+    """One cell proved at every size up to ``max_users x max_resources``,
+    with positive demands and then with zeros (not after a counterexample
+    with positive demands, which is one with zeros allowed too), weighted
+    and capped as ``instance_class`` (an
+    :class:`~analyzer.searching.classes.InstanceClass` or its name)."""
+    from .searching.classes import InstanceClass
+
+    cls = InstanceClass.parse(instance_class)
+    proof = CellProof(max_users, max_resources, weighted=cls.weights, capped=cls.caps, zeros=cls.zeros)
+    for domain in DOMAIN_ORDER:
+        dp = _prove_domain(policy, prop, proof, domain, timeout, workers)
+        proof.domains[domain] = dp
+        if dp.counterexample is not None:
+            break
+    return proof
 
 
 def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[int, int]], str]:
