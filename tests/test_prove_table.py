@@ -92,3 +92,27 @@ def test_cli_json_has_the_domains(capsys: pytest.CaptureFixture[str]) -> None:
     proof = json.loads(capsys.readouterr().out)["cells"][0]["proof"]
     assert proof["complete"] and proof["mark"] == "(proved)"
     assert set(proof["domains"]) == {"positive", "zeros"} and proof["domains"]["zeros"]["complete"]
+
+
+def test_ctrl_c_during_proofs_keeps_the_cells_proved_so_far(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import analyzer.proving as proving
+    from proofs.prover.driver import INTERRUPTED
+    from proofs.prover.result import UNDECIDED, CaseResult, ProofResult
+
+    real, calls = proving.prove, []
+
+    def prove(policy: str, prop: str, *args: object, **kw: object) -> object:
+        calls.append(prop)
+        if prop == "envy-freeness":  # Ctrl-C while the second property's cases run
+            return ProofResult(UNDECIDED, policy, prop, 2, 2, "positive",
+                               cases=[CaseResult("all", "unknown", 0.0, reason=INTERRUPTED)], reason=INTERRUPTED)
+        return real(policy, prop, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(proving, "prove", prove)
+    code = main(["table", "--policy", "drf", "--property", "sharing-incentive,envy-freeness", "--budget", "10",
+                 "--prove", "2,1", "--quiet", "--workers", "1"])
+    out, err = capsys.readouterr()
+    assert code == 130 and "interrupted" in err
+    assert "✓ (proved)" in out  # sharing incentive, proved before the interrupt
+    assert calls[-1] == "envy-freeness"
