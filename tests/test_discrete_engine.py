@@ -350,3 +350,24 @@ def test_production_variants_use_only_the_engines_public_names() -> None:
                 assert all(hasattr(discrete, a.name) for a in node.names), path.name
                 imported.update(a.name for a in node.names)
     assert "Run" in imported
+
+
+def _limit_instance() -> Instance:
+    return Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+                               "users": {"A": {"demand": {"cpu": 1, "mem": 4}, "max_tasks": 2},
+                                         "B": {"demand": {"cpu": 3, "mem": 1}}}})
+
+
+def test_engine_per_step_limit_is_honoured() -> None:
+    eng = discrete.Engine(_limit_instance(), "drf")
+    assert eng.allocate(limit=[1, 1]).tasks.tolist() == [1, 1]
+    assert eng.allocate(limit=[0, None]).tasks.tolist() == [1, 2]  # B fills the rest alone (9 cpu)
+    assert eng.allocate(limit=[5, None]).tasks.tolist() == [2, 2]  # A's instance cap (2) still applies
+    eng.release("B", 2)
+    assert eng.allocate().tasks.tolist() == [2, 2]  # no limit: instance caps only
+
+
+@pytest.mark.parametrize("limit", [[1], [1, -1], [1, 0.5], ["1", 0], [True, 0]])
+def test_engine_bad_limit_is_refused(limit: list) -> None:
+    with pytest.raises(PolicyError, match="^limit: "):
+        discrete.Engine(_limit_instance(), "drf").allocate(limit=limit)

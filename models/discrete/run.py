@@ -95,7 +95,7 @@ class Run:
     chunks: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def _room(self, i: int) -> int | None:
-        cap = self.state.data.caps[i]
+        cap = self.state.caps[i]
         return None if cap is None else cap - self.state.tasks[i]
 
     def _starters(self) -> list[int]:
@@ -182,7 +182,7 @@ class Run:
         heap, jump = self._batched_start(S, rates)
         every = 64
         since = every + len(heap)  # jump at once
-        tasks, caps, place = st.tasks, st.data.caps, self.place.place
+        tasks, caps, place = st.tasks, st.caps, self.place.place
         pop, push = heapq.heappop, heapq.heappush
         record, users, counts = self.record, self.pick_users, self.pick_counts
         while heap:
@@ -261,7 +261,7 @@ class Run:
         from ..compiled import compiled
 
         big = 1 << 62
-        caps = np.array([big if c is None else c for c in st.data.caps], dtype=np.int64)
+        caps = np.array([big if c is None else c for c in st.caps], dtype=np.int64)
         tasks = np.asarray(st.tasks, dtype=np.int64)
         picks, placed, fails, decisions = compiled(first_fit_kernel, (_grow,))(
             np.asarray(S, dtype=np.int64), np.asarray(self.rank, dtype=np.int64), caps, D, free, tasks,
