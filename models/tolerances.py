@@ -86,6 +86,26 @@ CEEI_NEWTON_TOL: float = 1e-13
 #: is accepted as optimal; above it the policy falls back to cvxpy.
 CEEI_CERTIFICATE_RTOL: float = 1e-9
 
+#: CEEI Newton method (models/ceei_dual.py): Newton iterations before giving
+#: up (the caller then falls back to cvxpy).
+CEEI_MAX_ITERATIONS: int = 200
+
+#: CEEI Newton method: step halvings of one Armijo search before giving up.
+#: Steps along a price of zero curvature (every user of the resource capped)
+#: may have to shrink from the size of the largest demand ratio to that of
+#: the smallest, so the search stops earlier only when the trial point no
+#: longer moves.
+CEEI_MAX_HALVINGS: int = 240
+
+#: CEEI Newton method: Levenberg-Marquardt factor; the Newton system is
+#: ``H + mu I`` with ``mu = CEEI_REGULARIZATION * residual * max(mean diag H, 1)``.
+CEEI_REGULARIZATION: float = 1e-3
+
+#: Exact CEEI (proofs/ceei_exact/enclosure.py): relative radius of the
+#: starting box of the Krawczyk test around the Newton-polished prices
+#: (inflated until the test succeeds or gives up).
+ENCLOSURE_START_RADIUS: float = 1e-20
+
 #: Slot-based sharing: a task's slot count ``ceil(need)`` is an exact integer.
 #: The float path decides it by a float ``ceil`` unless ``need`` is within
 #: this (relative) of a whole number, where roundoff could put it on the

@@ -12,15 +12,13 @@ from typing import Any
 import numpy as np
 
 from models import Instance
+from models.tolerances import ENCLOSURE_START_RADIUS
 
 from ..checks import Check, Verified
 from .active_set import ActiveSet, ExactData, estimate_prices, exact_data
 
 #: Bits of precision of the interval arithmetic of the enclosure.
 ENCLOSURE_PRECISION_BITS: int = 200
-#: Relative radius of the starting box of the Krawczyk test around the
-#: Newton-polished prices (inflated until the test succeeds or gives up).
-ENCLOSURE_START_RADIUS: float = 1e-20
 
 
 @dataclass(frozen=True)
