@@ -108,13 +108,13 @@ class PropertyTable:
         if r.holds is None:
             return NA
         if not detail:
-            if r.holds:
+            if (cx := r.counterexample) is None:  # holds (a checked cell without a counterexample)
                 pr = self.proof(policy, prop)
                 covered = pr is not None and pr.complete and not (r.instance_class.weights or r.instance_class.caps)
                 return f"{HOLDS} {PROVED}" if covered else HOLDS  # the SMT encodings have no weights or caps
             # DESIGN: a ✗ is exactly verified; a violation the property could
             # only confirm numerically (no exact solver) is marked as such
-            return VIOLATED if r.counterexample.exact else f"{VIOLATED} {NUMERIC}"
+            return VIOLATED if cx.exact else f"{VIOLATED} {NUMERIC}"
         return self._evidence(policy, prop, r)
 
     def _grid(self, detail: bool) -> Table:

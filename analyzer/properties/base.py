@@ -133,7 +133,7 @@ class Property(ABC):
         return None
 
     @abstractmethod
-    def check(self, policy: Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         """An exactly verified violation on ``instance``, or ``None``."""
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:

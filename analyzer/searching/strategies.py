@@ -280,7 +280,7 @@ def decorate(rng: np.random.Generator, cls: InstanceClass, cap: np.ndarray, dem:
     """Apply the class's options to integer data and build the instance:
     zero demand entries (each user keeps one positive entry, column
     ``keep[i]`` when given), weights on 1..4, caps on 1..8 for some users."""
-    n, m = dem.shape
+    n, m = int(dem.shape[0]), int(dem.shape[1])
     dem = np.array(dem, dtype=np.int64)
     if cls.zeros and m > 1:
         mask = rng.random((n, m)) < 0.35
@@ -288,7 +288,7 @@ def decorate(rng: np.random.Generator, cls: InstanceClass, cap: np.ndarray, dem:
         mask[np.arange(n), keep] = False
         dem = np.where(mask, 0, dem)
     weights = [int(v) for v in rng.integers(1, 5, size=n)] if cls.weights else None
-    caps = None
+    caps: list[int | None] | None = None
     if cls.caps:
         on = rng.random(n) < 0.4
         caps = [int(k) if c else None for k, c in zip(rng.integers(1, 9, size=n), on, strict=True)]

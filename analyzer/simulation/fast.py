@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -81,7 +81,7 @@ def kernel_keys(model: ShareModel) -> tuple[int, np.ndarray] | None:
     return None
 
 
-def _grown(a: np.ndarray, n: int, fill: Any = 0, order: str = "C") -> np.ndarray:
+def _grown(a: np.ndarray, n: int, fill: Any = 0, order: Literal["C", "F"] = "C") -> np.ndarray:
     """``a`` with at least ``n`` rows (doubling), new rows ``fill``."""
     if a.shape[0] >= n:
         return a
@@ -97,6 +97,18 @@ class State:
     USER: ClassVar[dict[str, Any]] = {"U": 0, "uw": 1.0, "ur": 0.0, "uh": -1, "ut": -1, "ublk": 0, "bl": -1,
                                       "blpos": -1, "hk": 0.0, "hr": 0.0, "hu": -1, "hpos": -1}
     SPEC: ClassVar[dict[str, Any]] = {"sd": 0, "si": -1, "sf": np.nan, "sreal": 0.0, "rd": -1}
+    # the per-user arrays, set from USER in __init__ and grown by room_users
+    uw: np.ndarray
+    ur: np.ndarray
+    uh: np.ndarray
+    ut: np.ndarray
+    ublk: np.ndarray
+    bl: np.ndarray
+    blpos: np.ndarray
+    hk: np.ndarray
+    hr: np.ndarray
+    hu: np.ndarray
+    hpos: np.ndarray
 
     def __init__(self, model: ShareModel, m: int, form: int, den: np.ndarray, penalty: np.ndarray,
                  over: np.ndarray, record: bool) -> None:
