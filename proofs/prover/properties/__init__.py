@@ -9,7 +9,7 @@ and registers it with :func:`register_negation`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,20 +54,32 @@ class Negation:
     extra_rows : int
         Further demand rows with their own dominant resource (a report).
     build : callable
-        ``build(encoding, n, m, domain, dom) -> Query``.
+        ``build(encoding, n, m, domain, dom, *, weighted=False,
+        capped=False) -> Query`` (symbolic weights / task caps when set).
     min_users : int
         Smallest number of users the property speaks about.
     resources : int or None
         The only number of resources the property speaks about (``1`` for
         single-resource fairness); it holds vacuously at other sizes.
+    weighted, capped : bool
+        The negation uses the checker's weighted / capped definition (so a
+        query with symbolic weights / caps asks the right question).
     """
 
     name: str
     roles: Callable[[int], tuple[list[int], list[int]]]
     extra_rows: int
-    build: Callable[[Encoding, int, int, str, tuple[int, ...] | None], Query]
+    build: Callable[..., Query]
     min_users: int = 1
     resources: int | None = None
+    weighted: bool = False
+    capped: bool = False
+
+    def covers(self, weighted: bool, capped: bool) -> str | None:
+        """``None`` when the negation speaks of the class, else the reason."""
+        missing = [w for w, asked, has in (("weights", weighted, self.weighted), ("caps", capped, self.capped))
+                   if asked and not has]
+        return None if not missing else f"{self.name}: the negation is not encoded with {' and '.join(missing)}"
 
 
 #: The negated properties by name (one module each in this package).
@@ -81,6 +93,8 @@ def register_negation(
     min_users: int = 1,
     last_distinguished: bool = False,
     resources: int | None = None,
+    weighted: bool = False,
+    capped: bool = False,
 ) -> Callable[[Callable[..., Query]], Callable[..., Query]]:
     """Decorator registering ``build`` as the negation of property ``name``.
 
@@ -96,7 +110,7 @@ def register_negation(
         return fixed, [i for i in range(n) if i not in fixed]
 
     def deco(build: Callable[..., Query]) -> Callable[..., Query]:
-        NEGATIONS.register(name, Negation(name, roles, extra_rows, build, min_users, resources))
+        NEGATIONS.register(name, Negation(name, roles, extra_rows, build, min_users, resources, weighted, capped))
         return build
 
     return deco
@@ -112,11 +126,12 @@ def get_negation(prop: str) -> Negation:
     return NEGATIONS.get(prop)
 
 
-def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None
-              ) -> tuple[Market, list[Any], list[Any]]:
-    """The symbolic instance (``R = 1``), its task variables ``x`` and the
+def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, *,
+              weighted: bool = False, capped: bool = False) -> tuple[Market, list[Any], list[Any]]:
+    """The symbolic instance (``R = 1``; symbolic weights / caps when
+    ``weighted`` / ``capped``), its task variables ``x`` and the
     constraints saying that ``x`` is the policy's allocation on it."""
-    mk, cons = market(n, m, domain, enc.normalise, dom)
+    mk, cons = market(n, m, domain, enc.normalise, dom, weighted=weighted, capped=capped)
     x = [z3.Real(f"x{i}") for i in range(n)]
     return mk, x, cons + enc.formula(mk, x, "a")
 
@@ -124,3 +139,42 @@ def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] |
 def tasks(prefix: str, n: int) -> list[Any]:
     """Task variables of a deviated instance."""
     return [z3.Real(f"{prefix}{i}") for i in range(n)]
+
+
+def witness(mk: Market, **extra: Any) -> dict[str, Any]:
+    """The witness terms of a counterexample on ``mk``: its demands, its
+    weights and caps when symbolic, and ``extra`` vectors (a report, grown
+    capacities)."""
+    out: dict[str, Any] = {"demands": mk.d, **extra}
+    if mk.w is not None:
+        out["weights"] = mk.w
+    if mk.cap is not None:
+        out["caps"] = mk.cap
+    return out
+
+
+def below_cap(mk: Market, x: Sequence[Any], i: int) -> Any:
+    """``x_i < k_i`` (``True`` when uncapped)."""
+    return z3.BoolVal(True) if mk.cap is None else x[i] < mk.cap[i]
+
+
+def waterfilled(mk: Market, b: int, tag: str) -> tuple[list[Any], list[Any]]:
+    """Weighted max-min with caps on resource ``b`` (the reference of
+    bottleneck and single-resource fairness): ``z_i = min(k_i, t w_i /
+    d_ib)`` with the largest level ``t`` keeping ``sum_i z_i d_ib <= R_b``
+    (every user at its cap when that leaves capacity over). Needs
+    ``d_ib > 0`` for every user. Returns ``z`` and its constraints (they
+    determine ``z`` uniquely)."""
+    z = [z3.Real(f"{tag}z{i}") for i in range(mk.n)]
+    t = z3.Real(f"{tag}t")
+    cons = [t >= 0, mk.load(z, b) <= mk.R[b]]
+    for i in range(mk.n):
+        free = z[i] * mk.d[i][b] == t * mk.weight(i)
+        if mk.cap is None:
+            cons.append(free)
+        else:
+            cons.append(z3.Or(z3.And(free, z[i] <= mk.cap[i]),
+                              z3.And(z[i] == mk.cap[i], mk.cap[i] * mk.d[i][b] <= t * mk.weight(i))))
+    everyone_capped = z3.BoolVal(False) if mk.cap is None else z3.And([z[i] == mk.cap[i] for i in range(mk.n)])
+    cons.append(z3.Or(mk.saturated(z, b), everyone_capped))
+    return z, cons
