@@ -1,0 +1,216 @@
+"""Per property: decide one orbit of the bounded class exactly.
+
+A *decider* takes the canonical member of an orbit (:mod:`.symmetry`) and
+returns a :class:`Hit` (which member, which deviation) when some member of
+the orbit violates the property, else ``None``. The verdicts come from the
+properties' own exact code (:mod:`analyzer.properties`, discrete mode:
+whole tasks by progressive filling, Ghodsi et al., NSDI 2011, Section 4.2):
+
+* properties of the allocation itself or of removing a user (sharing
+  incentive, envy-freeness, Pareto efficiency, single-resource and
+  bottleneck fairness, population monotonicity): ``Property.check``, which
+  decides these exactly on one instance (it compares whole task counts);
+* strategy-proofness: ``StrategyProofness.verify_report`` for *every* report
+  within the bound (entries in ``1..K``; ``0`` allowed where the true demand
+  is ``0``), by every user -- the property's own search tries only some
+  reports, so the prover enumerates them;
+* resource monotonicity: ``ResourceMonotonicity.verify_growth`` for *every*
+  growth of the capacities within the bound.
+
+A property registered by a user is decided by its ``check`` on every user
+permutation of the member (no symmetry argument is made for it).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from models import Instance, Policy
+from models.discrete import LinearShare
+from models.registry import Registry
+
+from ..properties._common import Evaluator, show
+from ..properties.base import DISCRETE, Property, Violation
+from .space import Point, Space, to_instance
+from .symmetry import linear_rates, order_free, user_members
+
+#: Properties whose check looks at the instance itself only.
+TRUTHFUL: frozenset[str] = frozenset({"sharing-incentive", "envy-freeness", "pareto-efficiency",
+                                      "single-resource-fairness", "bottleneck-fairness"})
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A violating deviation: ``kind`` (``"check"``, ``"lie"``,
+    ``"growth"``), the member point and the deviation's data (liar position
+    and report, or grown capacity)."""
+
+    kind: str
+    point: Point
+    data: tuple[Any, ...] = ()
+
+
+@dataclass
+class Context:
+    """What a decider needs, built once per worker process."""
+
+    space: Space
+    policy: Policy
+    prop: Property
+    share: LinearShare | None = None
+    ev: Evaluator = field(init=False)
+    #: Deviations evaluated so far (one exact check or verification each).
+    evaluations: int = 0
+    #: Decide each point alone, no user permutations (the unreduced
+    #: baseline: every point of the grid is visited anyway).
+    alone: bool = False
+
+    def __post_init__(self) -> None:
+        self.share = linear_rates(self.policy)
+        self.ev = Evaluator(self.policy, DISCRETE)
+
+
+Decider = Callable[[Context, Point], "Hit | None"]
+#: Deciders by property name; other properties use :func:`decide_any`.
+DECIDERS: Registry[Decider] = Registry("bounded decider")
+
+
+def decide(ctx: Context, point: Point, alone: bool = False) -> Hit | None:
+    """The orbit of ``point`` decided by its property's decider (``point``
+    alone with ``alone``)."""
+    ctx.alone = alone
+    name = ctx.prop.name
+    return DECIDERS.get(name)(ctx, point) if name in DECIDERS else decide_any(ctx, point)
+
+
+def _members(ctx: Context, point: Point, free: bool) -> Iterator[tuple[tuple[int, ...], Point]]:
+    """``point`` alone when its verdict is the orbit's, else every user
+    permutation."""
+    if free or ctx.alone:
+        yield tuple(range(len(point[1]))), point
+    else:
+        yield from user_members(point)
+
+
+def decide_any(ctx: Context, point: Point) -> Hit | None:
+    """``Property.check`` on every user permutation of ``point``."""
+    return _by_check(ctx, point, free=False)
+
+
+def _by_check(ctx: Context, point: Point, free: bool) -> Hit | None:
+    for _, member in _members(ctx, point, free):
+        ctx.evaluations += 1
+        if ctx.prop.check(ctx.policy, to_instance(member), DISCRETE) is not None:
+            return Hit("check", member)
+    return None
+
+
+@DECIDERS.register("sharing-incentive")
+@DECIDERS.register("envy-freeness")
+@DECIDERS.register("pareto-efficiency")
+@DECIDERS.register("single-resource-fairness")
+@DECIDERS.register("bottleneck-fairness")
+def decide_truthful(ctx: Context, point: Point) -> Hit | None:
+    """The check on ``point`` (on every user permutation unless the
+    instance is order-free)."""
+    return _by_check(ctx, point, ctx.alone or order_free(ctx.share, to_instance(point)))
+
+
+@DECIDERS.register("population-monotonicity")
+def decide_removals(ctx: Context, point: Point) -> Hit | None:
+    """The check on ``point``; order-free needs the instance and every
+    instance with one user removed to be (a removal keeps the order of the
+    others)."""
+    cap, users = point
+    evaluated = [point] + [(cap, users[:k] + users[k + 1:]) for k in range(len(users)) if len(users) > 1]
+    return _by_check(ctx, point, ctx.alone or all(order_free(ctx.share, to_instance(p)) for p in evaluated))
+
+
+def reports(space: Space, row: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """Every report other than ``row`` within the bound: entries in
+    ``1..K`` where the truth needs the resource, ``low..K`` elsewhere."""
+    ranges = [range(1 if d > 0 else space.low, space.bound + 1) for d in row]
+    return (r for r in itertools.product(*ranges) if r != row)
+
+
+@DECIDERS.register("strategy-proofness")
+def decide_lies(ctx: Context, point: Point) -> Hit | None:
+    """Every user's every report within the bound, verified exactly; a
+    report whose truthful or lied instance is not order-free (the liar
+    marked) is tried on every user permutation."""
+    from ..properties.strategy_proofness import StrategyProofness
+
+    sp = ctx.prop if isinstance(ctx.prop, StrategyProofness) else StrategyProofness()
+    inst = to_instance(point)
+    truths: dict[Point, tuple[Instance, tuple[Any, ...]]] = {}
+
+    def truth(member: Point) -> tuple[Instance, tuple[Any, ...]]:
+        if member not in truths:
+            m_inst = to_instance(member)
+            truths[member] = (m_inst, ctx.ev.verified(m_inst))
+        return truths[member]
+
+    for i, (row, _, _) in enumerate(point[1]):
+        roles = [k == i for k in range(len(point[1]))]
+        base_free = ctx.alone or order_free(ctx.share, inst, roles)
+        for r in reports(ctx.space, row):
+            D = [list(u[0]) for u in point[1]]
+            D[i] = list(r)
+            free = ctx.alone or (base_free and order_free(ctx.share, inst.replace(demands=D), roles))
+            for perm, member in _members(ctx, point, free):
+                pos = perm.index(i)
+                m_inst, xe = truth(member)
+                ctx.evaluations += 1
+                if sp.verify_report(ctx.ev, m_inst, xe, pos, list(r)) is not None:
+                    return Hit("lie", member, (pos, r))
+    return None
+
+
+def growths(space: Space, cap: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """Every capacity vector ``>= cap`` within the bound, ``cap`` itself
+    excluded."""
+    return (c for c in itertools.product(*(range(v, space.bound + 1) for v in cap)) if c != cap)
+
+
+@DECIDERS.register("resource-monotonicity")
+def decide_growths(ctx: Context, point: Point) -> Hit | None:
+    """Every growth of the capacities within the bound, verified exactly
+    (on every user permutation when the instance or the grown one is not
+    order-free)."""
+    inst = to_instance(point)
+    free_here = ctx.alone or order_free(ctx.share, inst)
+    for cap in growths(ctx.space, point[0]):
+        free = ctx.alone or (free_here and order_free(ctx.share, inst.replace(capacity=list(cap))))
+        for _, member in _members(ctx, point, free):
+            ctx.evaluations += 1
+            if verify_growth(ctx, to_instance(member), cap) is not None:
+                return Hit("growth", member, (cap,))
+    return None
+
+
+def verify_growth(ctx: Context, inst: Instance, cap: tuple[int, ...]) -> Violation | None:
+    """``ResourceMonotonicity.verify_growth`` for the grown ``cap``."""
+    from ..properties.resource_monotonicity import ResourceMonotonicity
+
+    rm = ctx.prop if isinstance(ctx.prop, ResourceMonotonicity) else ResourceMonotonicity()
+    grown = ", ".join(f"{r} {show(c)}" for r, c in zip(inst.resources, cap, strict=True))
+    return rm.verify_growth(ctx.ev, inst, ctx.ev.verified(inst), list(cap), f"when the capacities grow to {grown}")
+
+
+def violation(ctx: Context, hit: Hit) -> Violation | None:
+    """The hit re-verified from scratch (a fresh exact evaluation): the
+    :class:`~analyzer.properties.base.Violation` to report, or ``None``."""
+    from ..properties.strategy_proofness import StrategyProofness
+
+    inst = to_instance(hit.point)
+    fresh = Context(ctx.space, ctx.policy, ctx.prop)
+    if hit.kind == "lie":
+        sp = ctx.prop if isinstance(ctx.prop, StrategyProofness) else StrategyProofness()
+        pos, r = hit.data
+        return sp.verify_report(fresh.ev, inst, fresh.ev.verified(inst), pos, list(r))
+    if hit.kind == "growth":
+        return verify_growth(fresh, inst, hit.data[0])
+    return ctx.prop.check(ctx.policy, inst, DISCRETE)

@@ -1,0 +1,129 @@
+"""Symmetries of the bounded class: check one instance per orbit.
+
+Two groups act on a point (:mod:`.space`): permutations of the resources
+(columns of the capacity and of every demand row) and permutations of the
+users (whole triples demand, weight, cap). The grid is closed under both,
+so it is the disjoint union of orbits; the prover checks the orbit's
+canonical member (:func:`canonical`, the least image) and counts the
+orbit's size (:func:`orbit_size`), and the sum of the sizes must equal the
+size of the class (checked at the end of every run).
+
+Why checking one member decides the whole orbit:
+
+* **Resources.** For a policy in :data:`RESOURCE_SYMMETRIC` the share of
+  one task is a symmetric function of the columns ``d_ij / R_j`` (DRF: the
+  maximum, Ghodsi et al., NSDI 2011, Section 4; asset fairness: the sum,
+  Section 5.1; leximin on tasks: the constant 1), so renaming resources
+  changes no key and no tie-break rank (``largest-task`` compares those
+  keys); one pool has no placement; and every property (Section 3) speaks
+  of all resources alike (sharing incentive: ``1/n`` of *every* resource;
+  strategy-proofness: every report within the bound, a set closed under
+  renaming; resource monotonicity: every growth within the bound, likewise).
+  Other policies get no resource reduction.
+* **Users.** Progressive filling (Algorithm 1) looks at user labels only to
+  break ties: the engine ranks users by (task size, input position) with
+  the ``largest-task``/``smallest-task`` tie-breaks, where the task size is
+  the filling key's rate ``c_i / w_i``. If, on an instance, no two users
+  that differ (demand, weight, cap, or the role the property gives them,
+  such as the liar of strategy-proofness) have equal rates, the input
+  position never decides anything between different users, so permuting the
+  users permutes the outcome (identical users may swap their counts, which
+  no property can tell apart, and their relative order is the same in every
+  deviated instance derived from one instance). The properties are
+  symmetric in users. So a deviation of the canonical member whose
+  evaluated instances are all :func:`order_free` has the same verdict on
+  every member of the orbit; any other deviation is evaluated on every
+  distinct user permutation (:func:`user_members`), which is exactly the
+  orbit. Policies without linear rates, or with another tie-break, are
+  evaluated on the whole user orbit for every deviation.
+* **Weights** (:mod:`.space`): a common factor of all weights changes
+  nothing.
+
+Scaling one resource (its capacity and demands) by a common factor is not
+used: it maps an integer report or growth within the bound outside the
+grid, so strategy-proofness and resource monotonicity would lose cases.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from models import Instance, Policy
+from models.discrete import LinearShare, get_discrete_policy
+
+from .space import Point
+
+#: Policies whose share of one task is a symmetric function of the columns
+#: ``d_ij / R_j`` (see the module docstring).
+RESOURCE_SYMMETRIC: frozenset[str] = frozenset({"drf", "asset", "leximin-tasks"})
+#: Tie-breaks that rank by task size first, then input position.
+SIZE_TIE_BREAKS: frozenset[str] = frozenset({"largest-task", "smallest-task"})
+
+
+def linear_rates(policy: Policy) -> LinearShare | None:
+    """The policy's discrete form when the user argument of the module
+    docstring applies to it (linear keys, a size-first tie-break), else
+    ``None``."""
+    dp = get_discrete_policy(policy)
+    if isinstance(dp, LinearShare) and dp.default_tie_break in SIZE_TIE_BREAKS and not dp.global_keys:
+        return dp
+    return None
+
+
+def _column_images(point: Point, resources: bool) -> list[Point]:
+    """The point with its columns permuted (every permutation when
+    ``resources``, else the identity), users sorted."""
+    cap, users = point
+    out = []
+    perms = itertools.permutations(range(len(cap))) if resources else [tuple(range(len(cap)))]
+    for tau in perms:
+        moved = tuple(sorted((tuple(row[j] for j in tau), w, k) for row, w, k in users))
+        out.append((tuple(cap[j] for j in tau), moved))
+    return out
+
+
+def canonical(point: Point, resources: bool) -> Point:
+    """The least image of ``point`` under user permutations and, when
+    ``resources``, resource permutations."""
+    return min(_column_images(point, resources))
+
+
+def orbit_size(point: Point, resources: bool) -> int:
+    """Number of distinct points in the orbit of ``point``."""
+    total = 0
+    for _, users in set(_column_images(point, resources)):
+        counts = Counter(users)
+        total += math.factorial(len(users)) // math.prod(math.factorial(c) for c in counts.values())
+    return total
+
+
+def user_members(point: Point) -> list[tuple[tuple[int, ...], Point]]:
+    """Every distinct user permutation of ``point`` as ``(perm, member)``
+    with ``member``'s user ``k`` being ``point``'s user ``perm[k]`` (for
+    equal members the first permutation is kept)."""
+    cap, users = point
+    seen: dict[tuple[Any, ...], tuple[int, ...]] = {}
+    for perm in itertools.permutations(range(len(users))):
+        seen.setdefault(tuple(users[p] for p in perm), perm)
+    return [(perm, (cap, seq)) for seq, perm in seen.items()]
+
+
+def order_free(share: LinearShare | None, instance: Instance, roles: Sequence[Any] | None = None) -> bool:
+    """True when no two users of ``instance`` that differ (demand, weight,
+    cap or ``roles[i]``) have equal filling rates: then the input order
+    decides no tie between different users (module docstring)."""
+    if share is None:
+        return False
+    rates: list[Fraction] = share.rates(instance)
+    keys = list(zip(instance.demands_exact, instance.weights_exact, instance.max_tasks_exact,
+                    roles if roles is not None else [None] * instance.n, strict=True))
+    first: dict[Fraction, Any] = {}
+    for r, key in zip(rates, keys, strict=True):
+        if first.setdefault(r, key) != key:
+            return False
+    return True
