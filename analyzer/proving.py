@@ -33,7 +33,12 @@ Verifier = Callable[[str, Instance, dict[str, Any]], "Violation | None"]
 VERIFIERS: Registry[Verifier] = Registry("witness verifier")
 
 
+#: The settings :func:`prove` decides.
+SETTINGS: tuple[str, ...] = ("continuous", "discrete")
+
+
 def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, domain: str = "positive",
+          weighted: bool = False, capped: bool = False, setting: str = "continuous", bound: int | None = None,
           timeout: float = 60, workers: int | None = None) -> Any:
     """Prove or refute that ``policy`` has ``property`` on every instance
     with ``users`` users and ``resources`` resources.
@@ -41,17 +46,20 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     Parameters
     ----------
     policy : str
-        A policy with an SMT encoding: ``drf``, ``asset``, ``ceei``,
-        ``static``, ``leximin-tasks``.
+        A policy name, with parameters (``"gfj:beta=2"``) or a registered
+        user policy; one the prover cannot encode gives ``"unknown"``.
     property : str
-        ``sharing-incentive``, ``strategy-proofness``, ``envy-freeness``,
-        ``pareto-efficiency``, ``population-monotonicity``,
-        ``resource-monotonicity``.
+        A property name (``sharing-incentive``, ``envy-freeness``, ...).
     users, resources : int
         The size ``n x m``.
     domain : {"positive", "zeros"}
-        Every demand entry ``> 0``, or ``>= 0`` (each user needing some
-        resource).
+        Demand entries ``> 0``, or ``>= 0`` (each user needing something).
+    weighted, capped : bool
+        Any weights ``w_i > 0`` / task caps (the checker's weighted
+        definitions, Ghodsi et al., NSDI 2011, Section 4.3).
+    setting, bound : {"continuous", "discrete"}, int or None
+        ``"discrete"``: every integer instance with entries in ``1..bound``
+        (:mod:`analyzer.proving_discrete`; ``bound`` only there).
     timeout : float
         Wall-clock seconds for the whole proof.
     workers : int or None
@@ -60,16 +68,14 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     Returns
     -------
     ProofResult
-        ``.status`` ``"proved"``, ``"counterexample"`` (``.counterexample``
-        an exactly re-verified Violation) or ``"unknown"``; ``.cases``;
-        ``.assumptions`` (the encoded fragment: unweighted, uncapped,
-        continuous, any capacities).
+        ``.status`` ``"proved"``, ``"counterexample"`` (exactly re-verified
+        ``.counterexample``) or ``"unknown"`` (``.reason``); ``.cases``;
+        ``.assumptions``.
 
     Raises
     ------
     PolicyError
-        For an unknown or unencoded policy or property, or a bad size,
-        domain, timeout or worker count (bad input).
+        Bad input: an unknown policy or property, a bad size, flag or value.
 
     Examples
     --------
@@ -79,28 +85,55 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     >>> r.status, r.counterexample.exact
     ('counterexample', True)
     """
-    from proofs.prover.encodings import get_encoding
-    from proofs.prover.properties import get_negation
     from proofs.prover.symbolic import DOMAINS
+    _validate_class(setting, bound, weighted, capped)
+    if setting == "discrete":
+        from .proving_discrete import prove_discrete
 
-    pol, prop = get_policy(policy).name, get_property(property).name
-    get_encoding(pol)  # a policy without an SMT encoding is bad input (checked before the property)
-    neg = get_negation(prop)
-    _validate(users, resources, domain, timeout, workers, neg.min_users, DOMAINS)
-    return _run_proof(pol, prop, users, resources, domain, timeout, workers)
+        return prove_discrete(policy, property, users, resources, bound=bound, domain=domain, weighted=weighted,
+                              capped=capped, timeout=timeout, workers=workers)
+    from proofs.prover.properties import get_negation
+
+    pol, prop = get_policy(policy).label, get_property(property).name
+    _validate(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
+    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped)
+
+
+def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> None:
+    if setting not in SETTINGS:
+        raise PolicyError(f"setting: must be one of {', '.join(SETTINGS)}, got {setting!r}")
+    if setting != "discrete" and bound is not None:
+        raise PolicyError(f"bound: only the discrete setting takes a bound, got {bound!r}")
+    for flag, value in (("weighted", weighted), ("capped", capped)):
+        if not isinstance(value, bool):
+            raise PolicyError(f"{flag}: must be True or False, got {value!r}")
 
 
 def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, timeout: float,
-               workers: int | None) -> Any:
+               workers: int | None, weighted: bool = False, capped: bool = False) -> Any:
     """:func:`prove` on validated arguments: solve the cases, re-verify
-    each satisfiable case's witness exactly, and conclude."""
+    each satisfiable case's witness exactly, and conclude (status
+    ``"unknown"`` with the reason when the policy or the class cannot be
+    encoded)."""
     from proofs.prover.driver import run_cases, split
-    from proofs.prover.encodings import get_encoding
+    from proofs.prover.encodings import Unencodable, get_encoding
     from proofs.prover.properties import get_negation
     from proofs.prover.result import UNDECIDED, ProofResult
 
-    enc, neg = get_encoding(pol), get_negation(prop)
     t0 = time.perf_counter()
+    neg = get_negation(prop)
+    result = ProofResult(UNDECIDED, pol, prop, users, resources, domain)
+    try:
+        enc = get_encoding(pol)
+    except Unencodable as e:
+        result.reason = str(e)
+        result.assumptions = assumptions(users, resources, domain, None, 0, weighted, capped)
+        return result
+    result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped)
+    why = enc.covers(weighted, capped) or neg.covers(weighted, capped)
+    if why:
+        result.reason = why
+        return result
     found: list[Violation] = []
 
     def accept(case: Any) -> bool:
@@ -109,10 +142,11 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
             found.append(v)
         return v is not None
 
-    cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept)
+    cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept,
+                         weighted=weighted, capped=capped)
     planned = len(split(pol, prop, users, resources, domain))
-    result = ProofResult(UNDECIDED, pol, prop, users, resources, domain, cases=cases,
-                         assumptions=assumptions(users, resources, domain, enc.normalise, planned))
+    result.cases = cases
+    result.assumptions["cases"] = planned
     _conclude(result, found, planned, neg.resources)
     result.seconds = time.perf_counter() - t0
     return result
@@ -133,9 +167,9 @@ def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int 
         if speaks_of is not None and speaks_of != result.resources:
             result.note = f"holds vacuously: the property speaks only of {speaks_of} resource(s)"
     elif any(c.status == SAT for c in cases):
-        result.note = "z3 found a candidate counterexample that the exact re-check did not confirm"
+        result.reason = "z3 found a candidate counterexample that the exact re-check did not confirm"
     else:
-        result.note = "; ".join(sorted({f"{c.label}: {c.reason}" for c in cases if c.status != UNSAT})) or "timeout"
+        result.reason = "; ".join(sorted({f"{c.label}: {c.reason}" for c in cases if c.status != UNSAT})) or "timeout"
 
 
 def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: Any, min_users: int,
@@ -154,7 +188,8 @@ def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: An
         raise PolicyError(f"timeout: must be a positive number of seconds, got {timeout!r}")
 
 
-def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int) -> dict[str, Any]:
+def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, weighted: bool = False,
+                capped: bool = False) -> dict[str, Any]:
     """The encoded fragment, in words."""
     import z3
 
@@ -166,7 +201,8 @@ def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int) 
         "demands": "every entry > 0" if domain == "positive" else "entries >= 0, each user needs some resource",
         "capacities": "any > 0 (normalised to 1: the policies and properties are invariant under scaling a resource)",
         "user scale normalisation": scale,
-        "weights": "equal (unweighted)", "caps": "none", "setting": "continuous tasks",
+        "weights": "any > 0" if weighted else "equal (unweighted)",
+        "caps": "any task caps > 0 or none" if capped else "none", "setting": "continuous tasks",
         "solver": f"z3 {z3.get_version_string()}, exact real arithmetic",
         "cases": cases,
     }

@@ -152,7 +152,7 @@ def test_witness_becomes_an_integer_instance() -> None:
 
 def test_unknown_when_out_of_time() -> None:
     r = prove("ceei", "population-monotonicity", 3, 2, timeout=1e-6, workers=1)
-    assert r.status == "unknown" and r.note
+    assert r.status == "unknown" and r.reason
 
 
 @pytest.mark.parametrize(("args", "code"), [
@@ -160,7 +160,7 @@ def test_unknown_when_out_of_time() -> None:
     (["prove", "ceei", "strategy-proofness", "--workers", "1"], 1),
     (["prove", "ceei", "population-monotonicity", "--users", "3", "--timeout", "0.000001"], 3),
     (["prove", "drf", "envy-freeness", "--users", "0"], 2),
-    (["prove", "slots", "envy-freeness"], 2),
+    (["prove", "no-such-policy", "envy-freeness"], 2),
     (["prove", "drf", "no-such-property"], 2),
     (["prove", "drf", "envy-freeness", "--timeout", "-1"], 2),
     (["prove", "drf", "envy-freeness", "--domain", "negative"], 2),

@@ -20,12 +20,15 @@ EXIT_CODES = {"proved": EXIT_OK, "counterexample": EXIT_VIOLATION, "unknown": EX
 
 def register(sub: Any) -> None:
     p = sub.add_parser("prove", help="prove a property for every instance of one size, or find a counterexample (z3)")
-    p.add_argument("policy", help="policy name (drf, asset, ceei, static, leximin-tasks)")
+    p.add_argument("policy", help="policy name, with parameters (gfj:beta=2) or from --policy-file")
     p.add_argument("property", help="property name (see `fairalloc properties`)")
     p.add_argument("--users", type=int, default=2, help="number of users n (default: 2)")
     p.add_argument("--resources", type=int, default=2, help="number of resources m (default: 2)")
     p.add_argument("--domain", choices=("positive", "zeros"), default="positive",
                    help="demand entries all > 0 (default) or >= 0 with zeros allowed")
+    p.add_argument("--weighted", action="store_true",
+                   help="any weights w_i > 0 (the checker's weighted definitions, paper Section 4.3)")
+    p.add_argument("--capped", action="store_true", help="any task caps k_i > 0 (or none)")
     p.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds for the whole proof (default: 60)")
     p.add_argument("--workers", type=int, default=None, help="processes solving cases in parallel (default: CPUs)")
     add_format_option(p)
@@ -37,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..proving import prove
 
-    r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain,
-              timeout=args.timeout, workers=args.workers)
+    r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain, weighted=args.weighted,
+              capped=args.capped, timeout=args.timeout, workers=args.workers)
     write_out(render(proof_document(r), args.format))
     if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
         return fail("interrupted: the cases decided so far are listed above", EXIT_INTERRUPTED)
@@ -50,7 +53,7 @@ def proof_document(r: Any) -> Document:
     :func:`text` writes them."""
     verdict = [["status", r.status], ["policy", r.policy], ["property", r.property],
                ["size", f"{r.users} users x {r.resources} resources"], ["domain", r.domain],
-               ["seconds", round(r.seconds, 3)], ["note", r.note]]
+               ["seconds", round(r.seconds, 3)], ["note", r.note], ["reason", r.reason]]
     if r.counterexample is not None:
         verdict += [["counterexample", r.counterexample.instance.describe()],
                     ["violation", r.counterexample.message]]
@@ -73,7 +76,7 @@ def text(r: Any) -> str:
     elif r.status == "proved":
         head = f"{r.property} PROVED for {r.policy} on every instance with {size}\n({scope})\n"
     else:
-        head = f"{r.property} for {r.policy} at {size}: UNKNOWN ({r.note})\n"
+        head = f"{r.property} for {r.policy} at {size}: UNKNOWN ({r.reason})\n"
     decided = sum(c.status != "unknown" for c in r.cases)
     lines = [head.rstrip("\n"), f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
     lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s){' ' + c.reason if c.reason else ''}" for c in r.cases]

@@ -30,8 +30,9 @@ Case = tuple[int, ...] | None
 INTERRUPTED = "interrupted"
 #: Seconds a case may overrun the deadline before its process is stopped.
 DEADLINE_GRACE: float = 2.0
-#: What a worker receives: policy, property, n, m, domain, case, deadline.
-Job = tuple[str, str, int, int, str, Case, float]
+#: What a worker receives: policy, property, n, m, domain, case, deadline,
+#: weighted, capped.
+Job = tuple[str, str, int, int, str, Case, float, bool, bool]
 
 
 def split(policy: str, prop: str, n: int, m: int, domain: str) -> list[Case]:
@@ -61,12 +62,12 @@ def solve_case(job: Job) -> CaseResult:
 
     from .symbolic import evaluate
 
-    policy, prop, n, m, domain, case, deadline = job
+    policy, prop, n, m, domain, case, deadline, weighted, capped = job
     name = label(case, n)
     left = deadline - time.time()
     if left <= 0:
         return CaseResult(name, UNKNOWN, 0.0, reason="deadline reached before the case started")
-    query = get_negation(prop).build(get_encoding(policy), n, m, domain, case)
+    query = get_negation(prop).build(get_encoding(policy), n, m, domain, case, weighted=weighted, capped=capped)
     solver = z3.Solver()
     solver.set("timeout", max(1, int(left * 1000)))
     solver.add(*query.constraints)
@@ -82,7 +83,8 @@ def solve_case(job: Job) -> CaseResult:
 
 
 def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: float, workers: int | None,
-              accept: Callable[[CaseResult], bool]) -> tuple[list[CaseResult], bool]:
+              accept: Callable[[CaseResult], bool], *, weighted: bool = False, capped: bool = False
+              ) -> tuple[list[CaseResult], bool]:
     """Solve every case; stop early once ``accept`` takes a satisfiable one.
 
     Parameters
@@ -94,6 +96,8 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
     accept : callable
         Called on each satisfiable case in the parent process; ``True``
         (the counterexample was re-verified) stops the run.
+    weighted, capped : bool
+        Symbolic weights / task caps in the instances.
 
     Returns
     -------
@@ -102,7 +106,7 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
     """
     cases = split(policy, prop, n, m, domain)
     deadline = time.time() + timeout
-    pending: list[Job] = [(policy, prop, n, m, domain, c, deadline) for c in cases]
+    pending: list[Job] = [(policy, prop, n, m, domain, c, deadline, weighted, capped) for c in cases]
     count = max(1, workers or os.cpu_count() or 1)
     ctx = multiprocessing.get_context("fork")
     running: dict[Any, tuple[Any, Case]] = {}  # result pipe -> (process, case)

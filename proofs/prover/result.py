@@ -55,7 +55,7 @@ class ProofResult:
         every instance of the encoded fragment (:attr:`assumptions`);
         ``"counterexample"``: a case is satisfiable and its witness was
         re-verified exactly (:attr:`counterexample`); ``"unknown"``
-        otherwise (:attr:`note` says why).
+        otherwise (:attr:`reason` says why).
     policy, property : str
     users, resources : int
     domain : str
@@ -69,7 +69,10 @@ class ProofResult:
     seconds : float
         Wall-clock time of the whole proof.
     note : str
-        Why the status is ``"unknown"``, or remarks.
+        Remarks (e.g. a property holding vacuously at the size).
+    reason : str
+        Why the status is ``"unknown"`` (timeout, a policy or class the
+        prover cannot encode); empty otherwise.
     """
 
     status: str
@@ -83,6 +86,7 @@ class ProofResult:
     assumptions: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     note: str = ""
+    reason: str = ""
 
     @builtins.property  # the field ``property`` shadows the builtin in this class body
     def proved(self) -> bool:
@@ -93,7 +97,8 @@ class ProofResult:
         return {
             "status": self.status, "policy": self.policy, "property": self.property,
             "users": self.users, "resources": self.resources, "domain": self.domain,
-            "seconds": round(self.seconds, 3), "note": self.note, "assumptions": self.assumptions,
+            "seconds": round(self.seconds, 3), "note": self.note, "reason": self.reason,
+            "assumptions": self.assumptions,
             "cases": [c.to_dict() for c in self.cases],
             "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
         }

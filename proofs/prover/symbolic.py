@@ -16,6 +16,14 @@ Normalisations (each stated where it is used, each exact):
   task counts of the same user, so the verdict is unchanged. ``"max"``
   fixes ``max_j d_ij = 1`` (with a case split on the resource reaching it:
   the dominant resource), ``"sum"`` fixes ``sum_j d_ij = 1``.
+* **weights and caps** (``weighted=True`` / ``capped=True``): every user
+  gets a symbolic weight ``w_i > 0`` / task cap ``k_i > 0``. Scaling a
+  demand row by ``c`` divides ``x_i`` by ``c`` and the cap must be divided
+  with it; as the cap is a free positive variable the normalised instance
+  is still covered exactly. An uncapped user (``k_i = inf``) is covered by
+  a finite cap larger than every task count the formula speaks of (every
+  allocation is feasible, so bounded), so symbolic finite caps cover every
+  mix of capped and uncapped users.
 """
 
 from __future__ import annotations
@@ -49,6 +57,13 @@ class Market:
     dom : tuple of int or None
         When set, row ``i`` has ``d[i][dom[i]] = 1 >= d[i][j]`` (max
         normalisation with a known dominant resource).
+    w : list or None
+        Symbolic weights ``w_i > 0`` (z3 reals) of a weighted query, else
+        ``None`` (every weight 1). Weighted filling max-mins ``y_i / w_i``
+        (Ghodsi et al., NSDI 2011, Section 4.3).
+    cap : list or None
+        Symbolic task caps ``k_i > 0`` (z3 reals) of a capped query, else
+        ``None`` (no caps).
     """
 
     d: list[list[Any]]
@@ -56,6 +71,8 @@ class Market:
     unit: bool
     positive: bool
     dom: tuple[int, ...] | None = None
+    w: list[Any] | None = None
+    cap: list[Any] | None = None
 
     @property
     def n(self) -> int:
@@ -80,21 +97,40 @@ class Market:
     def saturated(self, x: Sequence[Any], j: int) -> Any:
         return self.load(x, j) == self.R[j]
 
+    def weight(self, i: int) -> Any:
+        """``w_i`` (the constant 1 when unweighted)."""
+        return z3.RealVal(1) if self.w is None else self.w[i]
+
+    def capped_tasks(self, x: Sequence[Any]) -> list[Any]:
+        """``x_i <= k_i`` for every user (empty when uncapped)."""
+        return [] if self.cap is None else [x[i] <= self.cap[i] for i in range(self.n)]
+
+    def at_cap(self, x: Sequence[Any], i: int) -> Any:
+        """``x_i = k_i`` (``False`` when uncapped)."""
+        return z3.BoolVal(False) if self.cap is None else x[i] == self.cap[i]
+
     def without(self, r: int) -> Market:
         """The instance with user ``r`` gone (same capacities)."""
         keep = [i for i in range(self.n) if i != r]
         dom = None if self.dom is None else tuple(self.dom[i] for i in keep)
-        return Market([self.d[i] for i in keep], self.R, self.unit, self.positive, dom)
+        return Market([self.d[i] for i in keep], self.R, self.unit, self.positive, dom,
+                      _pick(self.w, keep), _pick(self.cap, keep))
 
-    def with_row(self, i: int, row: list[Any], dom: int | None) -> Market:
-        """The instance with row ``i`` replaced (a report)."""
+    def with_row(self, i: int, row: list[Any], dom: int | None, cap: Any = None) -> Market:
+        """The instance with row ``i`` replaced (a report; ``cap``, when
+        given, replaces user ``i``'s task cap: a report's scale moves it)."""
         d = [list(r) for r in self.d]
         d[i] = row
         doms = None if self.dom is None or dom is None else tuple(dom if k == i else v for k, v in enumerate(self.dom))
-        return Market(d, self.R, self.unit, self.positive, doms)
+        caps = self.cap if self.cap is None or cap is None else [cap if k == i else v for k, v in enumerate(self.cap)]
+        return Market(d, self.R, self.unit, self.positive, doms, self.w, caps)
 
     def with_capacity(self, R: list[Any]) -> Market:
-        return Market(self.d, R, False, self.positive, None)
+        return Market(self.d, R, False, self.positive, None, self.w, self.cap)
+
+
+def _pick(values: list[Any] | None, keep: list[int]) -> list[Any] | None:
+    return None if values is None else [values[i] for i in keep]
 
 
 def demand_row(name: str, m: int, domain: str, normalise: str | None, dom: int | None) -> tuple[list[Any], list[Any]]:
@@ -125,16 +161,21 @@ def demand_row(name: str, m: int, domain: str, normalise: str | None, dom: int |
     return row, cons
 
 
-def market(n: int, m: int, domain: str, normalise: str | None, dom: tuple[int, ...] | None
-           ) -> tuple[Market, list[Any]]:
-    """A symbolic instance with ``R = 1`` and its constraints."""
+def market(n: int, m: int, domain: str, normalise: str | None, dom: tuple[int, ...] | None, *,
+           weighted: bool = False, capped: bool = False) -> tuple[Market, list[Any]]:
+    """A symbolic instance with ``R = 1`` and its constraints (symbolic
+    weights ``w{i} > 0`` when ``weighted``, task caps ``k{i} > 0`` when
+    ``capped``)."""
     rows, cons = [], []
     for i in range(n):
         row, c = demand_row(f"d{i}", m, domain, normalise, None if dom is None else dom[i])
         rows.append(row)
         cons += c
     known = dom if normalise == "max" else None
-    return Market(rows, [z3.RealVal(1)] * m, True, domain == POSITIVE, known), cons
+    w = [z3.Real(f"w{i}") for i in range(n)] if weighted else None
+    cap = [z3.Real(f"k{i}") for i in range(n)] if capped else None
+    cons += [v > 0 for v in (w or []) + (cap or [])]
+    return Market(rows, [z3.RealVal(1)] * m, True, domain == POSITIVE, known, w, cap), cons
 
 
 @functools.lru_cache(maxsize=256)

@@ -2,9 +2,13 @@
 and task variables whose unique solution is the policy's allocation.
 
 Every encoding covers the unweighted, uncapped continuous setting
-(Ghodsi et al., NSDI 2011, Sections 4-5); weights and task caps are not
-encoded. One module per policy family; an encoding registers with
-:func:`register_encoding`.
+(Ghodsi et al., NSDI 2011, Sections 4-5); one that also honours the
+symbolic weights ``mk.w`` (Section 4.3) or task caps ``mk.cap`` says so
+(:attr:`Encoding.weighted`, :attr:`Encoding.capped`). One module per policy
+family; an encoding registers with :func:`register_encoding`, a
+parameterised family with :func:`register_encoding_factory`, and a policy
+that cannot be encoded with :func:`register_unencodable` (the prover then
+answers "unknown" with the reason, never a silent ✓).
 """
 
 from __future__ import annotations
@@ -14,9 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from models import PolicyError
+from models.policy import parse_policy_spec
 from models.registry import Registry
 
 from ..symbolic import Market
+
+
+class Unencodable(PolicyError):
+    """A known policy (or parameter value) the prover cannot encode; the
+    message is the reason (:func:`analyzer.prove` reports it as status
+    ``"unknown"``, not as bad input)."""
 
 
 @dataclass(frozen=True)
@@ -34,34 +45,113 @@ class Encoding:
         ``formula(market, x, tag) -> list of z3 constraints`` that hold
         exactly when ``x`` is the policy's allocation on ``market``
         (``tag`` prefixes auxiliary variable names).
+    weighted : bool
+        The formula honours the symbolic weights ``market.w``.
+    capped : bool
+        The formula honours the symbolic task caps ``market.cap``.
     """
 
     name: str
     normalise: str | None
     formula: Callable[[Market, Sequence[Any], str], list[Any]]
+    weighted: bool = False
+    capped: bool = False
 
+    def covers(self, weighted: bool, capped: bool) -> str | None:
+        """``None`` when the encoding covers the class, else the reason."""
+        missing = [w for w, asked, has in (("weighted", weighted, self.weighted), ("capped", capped, self.capped))
+                   if asked and not has]
+        if not missing:
+            return None
+        covers = [w for w, has in (("weighted", self.weighted), ("capped", self.capped)) if has]
+        only = " and ".join(covers) if covers else "unweighted, uncapped"
+        return f"{self.name}: encoding covers {only} instances only (not {' and '.join(missing)})"
+
+
+#: A parameterised family: ``factory(params) -> Encoding`` or the reason
+#: (a str) the parameter values cannot be encoded.
+Factory = Callable[[dict[str, Any]], "Encoding | str"]
 
 #: The SMT encodings by policy name (one module per family in this package).
 ENCODINGS: Registry[Encoding] = Registry("SMT-encoded policy", lazy=(__name__,), error=PolicyError)
+#: Encoding factories of parameterised policies, by policy name.
+FACTORIES: Registry[Factory] = Registry("SMT-encoded policy family", lazy=(__name__,), error=PolicyError)
+#: Why a policy cannot be encoded, by policy name.
+UNENCODABLE: Registry[str] = Registry("unencodable policy", lazy=(__name__,), error=PolicyError)
+#: Fallbacks tried, in order, for a policy with no entry above (e.g. the
+#: tracer of user filling policies): ``fallback(name) -> Encoding``, raising
+#: :class:`Unencodable` when it does not apply.
+FALLBACKS: list[Callable[[str], Encoding]] = []
 
 
 def register_encoding(
-    name: str, normalise: str | None
+    name: str, normalise: str | None, *, weighted: bool = False, capped: bool = False
 ) -> Callable[[Callable[..., list[Any]]], Callable[..., list[Any]]]:
-    """Decorator registering ``formula`` as the encoding of policy ``name``."""
+    """Decorator registering ``formula`` as the encoding of policy ``name``
+    (``weighted``/``capped``: whether it honours ``mk.w``/``mk.cap``)."""
 
     def deco(formula: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-        ENCODINGS.register(name, Encoding(name, normalise, formula))
+        ENCODINGS.register(name, Encoding(name, normalise, formula, weighted, capped))
         return formula
 
     return deco
 
 
+def register_encoding_factory(name: str, factory: Factory) -> Factory:
+    """Register the encodings of the parameterised policy ``name``:
+    ``get_encoding("name:k=v")`` calls ``factory({"k": v})``."""
+    return FACTORIES.register(name, factory)
+
+
+def register_unencodable(name: str, reason: str) -> None:
+    """Record that policy ``name`` cannot be encoded, and why."""
+    UNENCODABLE.register(name, reason)
+
+
 def encodings() -> dict[str, Encoding]:
-    """Every registered encoding by policy name (modules loaded on first use)."""
+    """Every registered (unparameterised) encoding by policy name (modules
+    loaded on first use)."""
     return dict(ENCODINGS.items())
 
 
+def encodable(policy: str) -> bool:
+    """Whether :func:`get_encoding` gives ``policy`` an encoding."""
+    try:
+        get_encoding(policy)
+    except PolicyError:
+        return False
+    return True
+
+
 def get_encoding(policy: str) -> Encoding:
-    """The encoding of ``policy`` (:class:`~models.PolicyError` when there is none)."""
-    return ENCODINGS.get(policy)
+    """The encoding of ``policy`` (a name, optionally with ``:k=v``
+    parameters, as :func:`models.get_policy` takes it).
+
+    Raises
+    ------
+    Unencodable
+        For a policy (or parameter value) that cannot be encoded; the
+        message says why.
+    PolicyError
+        For a malformed label.
+    """
+    name, params = parse_policy_spec(policy)
+    ENCODINGS.load()
+    if name in FACTORIES:
+        made = FACTORIES.get(name)(params)
+        if isinstance(made, str):
+            raise Unencodable(made)
+        return made
+    if name in UNENCODABLE:
+        raise Unencodable(f"{name}: {UNENCODABLE.get(name)}")
+    if name in ENCODINGS:
+        if params:
+            raise Unencodable(f"{name}: the encoding covers the policy without parameters, got {policy!r}")
+        return ENCODINGS.get(name)
+    reasons = []
+    for fallback in FALLBACKS:
+        try:
+            return fallback(name)
+        except Unencodable as e:
+            reasons.append(str(e))
+    raise Unencodable("; ".join(reasons) or f"{name}: no SMT encoding")

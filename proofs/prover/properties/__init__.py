@@ -54,20 +54,32 @@ class Negation:
     extra_rows : int
         Further demand rows with their own dominant resource (a report).
     build : callable
-        ``build(encoding, n, m, domain, dom) -> Query``.
+        ``build(encoding, n, m, domain, dom, *, weighted=False,
+        capped=False) -> Query`` (symbolic weights / task caps when set).
     min_users : int
         Smallest number of users the property speaks about.
     resources : int or None
         The only number of resources the property speaks about (``1`` for
         single-resource fairness); it holds vacuously at other sizes.
+    weighted, capped : bool
+        The negation uses the checker's weighted / capped definition (so a
+        query with symbolic weights / caps asks the right question).
     """
 
     name: str
     roles: Callable[[int], tuple[list[int], list[int]]]
     extra_rows: int
-    build: Callable[[Encoding, int, int, str, tuple[int, ...] | None], Query]
+    build: Callable[..., Query]
     min_users: int = 1
     resources: int | None = None
+    weighted: bool = False
+    capped: bool = False
+
+    def covers(self, weighted: bool, capped: bool) -> str | None:
+        """``None`` when the negation speaks of the class, else the reason."""
+        missing = [w for w, asked, has in (("weights", weighted, self.weighted), ("caps", capped, self.capped))
+                   if asked and not has]
+        return None if not missing else f"{self.name}: the negation is not encoded with {' and '.join(missing)}"
 
 
 #: The negated properties by name (one module each in this package).
@@ -81,6 +93,8 @@ def register_negation(
     min_users: int = 1,
     last_distinguished: bool = False,
     resources: int | None = None,
+    weighted: bool = False,
+    capped: bool = False,
 ) -> Callable[[Callable[..., Query]], Callable[..., Query]]:
     """Decorator registering ``build`` as the negation of property ``name``.
 
@@ -96,7 +110,7 @@ def register_negation(
         return fixed, [i for i in range(n) if i not in fixed]
 
     def deco(build: Callable[..., Query]) -> Callable[..., Query]:
-        NEGATIONS.register(name, Negation(name, roles, extra_rows, build, min_users, resources))
+        NEGATIONS.register(name, Negation(name, roles, extra_rows, build, min_users, resources, weighted, capped))
         return build
 
     return deco
@@ -112,11 +126,12 @@ def get_negation(prop: str) -> Negation:
     return NEGATIONS.get(prop)
 
 
-def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None
-              ) -> tuple[Market, list[Any], list[Any]]:
-    """The symbolic instance (``R = 1``), its task variables ``x`` and the
+def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, *,
+              weighted: bool = False, capped: bool = False) -> tuple[Market, list[Any], list[Any]]:
+    """The symbolic instance (``R = 1``; symbolic weights / caps when
+    ``weighted`` / ``capped``), its task variables ``x`` and the
     constraints saying that ``x`` is the policy's allocation on it."""
-    mk, cons = market(n, m, domain, enc.normalise, dom)
+    mk, cons = market(n, m, domain, enc.normalise, dom, weighted=weighted, capped=capped)
     x = [z3.Real(f"x{i}") for i in range(n)]
     return mk, x, cons + enc.formula(mk, x, "a")
 

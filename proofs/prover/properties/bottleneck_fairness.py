@@ -12,8 +12,8 @@ from . import Query, allocated, register_negation
 
 
 @register_negation("bottleneck-fairness", distinguished=0)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
-    mk, x, cons = allocated(enc, n, m, domain, dom)
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
+    mk, x, cons = allocated(enc, n, m, domain, dom, **cls)
     if dom is not None:
         # split by dominant resources (max normalisation): an instance in
         # which b is everyone's dominant resource lies in the case where

@@ -11,7 +11,7 @@ from . import Query, allocated, register_negation
 
 
 @register_negation("envy-freeness", distinguished=2, min_users=2)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
-    mk, x, cons = allocated(enc, n, m, domain, dom)
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
+    mk, x, cons = allocated(enc, n, m, domain, dom, **cls)
     envy = [z3.Or(z3.Not(mk.uses(0, j)), x[0] * mk.d[0][j] < x[1] * mk.d[1][j]) for j in range(m)]
     return Query(cons + envy, {"demands": mk.d})

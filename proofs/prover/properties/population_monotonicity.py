@@ -9,8 +9,8 @@ from . import Query, allocated, register_negation, tasks
 
 
 @register_negation("population-monotonicity", distinguished=1, min_users=2, last_distinguished=True)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
-    mk, x, cons = allocated(enc, n, m, domain, dom)
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
+    mk, x, cons = allocated(enc, n, m, domain, dom, **cls)
     small = mk.without(n - 1)
     y = tasks("z", n - 1)
     return Query(cons + enc.formula(small, y, "b") + [y[0] < x[0]], {"demands": mk.d})

@@ -11,8 +11,8 @@ from . import Query, allocated, register_negation, tasks
 
 
 @register_negation("resource-monotonicity", distinguished=1)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
-    mk, x, cons = allocated(enc, n, m, domain, dom)
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
+    mk, x, cons = allocated(enc, n, m, domain, dom, **cls)
     grown = [z3.Real(f"R{j}") for j in range(m)]
     big = mk.with_capacity(grown)
     y = tasks("z", n)

@@ -13,7 +13,7 @@ from . import Query, allocated, register_negation
 
 
 @register_negation("sharing-incentive", distinguished=1)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
-    mk, x, cons = allocated(enc, n, m, domain, dom)
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
+    mk, x, cons = allocated(enc, n, m, domain, dom, **cls)
     short: list[Any] = [z3.Or(z3.Not(mk.uses(0, j)), x[0] * mk.d[0][j] * n < mk.R[j]) for j in range(m)]
     return Query(cons + short, {"demands": mk.d})

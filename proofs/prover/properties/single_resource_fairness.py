@@ -13,8 +13,8 @@ from . import Query, allocated, register_negation
 
 
 @register_negation("single-resource-fairness", distinguished=0, resources=1)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
-    mk, x, cons = allocated(enc, n, m, domain, dom)
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
+    mk, x, cons = allocated(enc, n, m, domain, dom, **cls)
     if m != 1:
         return Query([z3.BoolVal(False)], {"demands": mk.d})
     unfair = z3.Or([x[i] * mk.d[i][0] * n != mk.R[0] for i in range(n)])

@@ -19,8 +19,8 @@ from . import Query, allocated, register_negation, tasks
 
 
 @register_negation("strategy-proofness", distinguished=1, extra_rows=1)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None) -> Query:
-    mk, x, cons = allocated(enc, n, m, domain, dom)
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
+    mk, x, cons = allocated(enc, n, m, domain, dom, **cls)
     rdom = None if dom is None else dom[n]
     r, rcons = demand_row("r", m, domain, enc.normalise, rdom)
     if domain != POSITIVE:
