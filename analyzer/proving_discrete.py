@@ -85,7 +85,7 @@ def prove_discrete(policy: str, property: str, users: int = 2, resources: int = 
     ProofResult
         ``"proved"`` for all integer instances within the bound (the note
         and :attr:`assumptions` give the class), ``"counterexample"`` (an
-        exactly re-verified Violation) or ``"unknown"`` (the note: why).
+        exactly re-verified Violation) or ``"unknown"`` (``.reason``).
 
     Raises
     ------
@@ -113,7 +113,7 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     result = _result(pol.label, prop, space)
     why = _refused(pol, space)
     if why:
-        result.note = why
+        result.reason = why
         return result
     job = Job(pol.label, prop, space, pol.name in RESOURCE_SYMMETRIC)
     run = {"policy": job.policy, "property": job.property, "class": space.to_dict(), "resources": job.resources,
@@ -147,7 +147,7 @@ def _refused(pol: Any, space: Space) -> str:
     try:
         get_discrete_policy(pol)
     except PolicyError as exc:
-        return f"{pol.label}: no discrete form ({exc})"
+        return str(exc)
     if space.size > MAX_INSTANCES:
         return (f"the class has {space.size:,} grid points, more than the exhaustive check takes on "
                 f"({MAX_INSTANCES:,}); lower the bound" + (" or drop weights/caps" if space.weighted or space.capped
@@ -177,6 +177,8 @@ def _drive(job: Job, state: Progress, resume: Any, workers: int | None, schedule
                 pool.imap(_run_chunk, todo) if hasattr(pool, "imap") else pool.imap_unordered(_run_chunk, todo))
             for r in results:
                 if r.hit is not None:
+                    state.orbits, state.covered = state.orbits + r.orbits, state.covered + r.covered
+                    state.evaluations += r.evaluations  # counted, not saved: the run ends here
                     return r.hit, ""
                 state.add(r.lo, r.orbits, r.covered, r.evaluations)
                 save(resume, state)
@@ -221,6 +223,7 @@ def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str) -> Non
     result.assumptions.update(orbits=state.orbits, evaluations=state.evaluations, symmetry=symmetry)
     label = f"{state.covered:,} of {space.class_size:,} instances ({state.orbits:,} orbits)"
     if hit is not None:
+        label = f"first violating orbit after {label}"
         v = violation(job.context(), hit)
         if v is not None and v.exact:
             result.status, result.counterexample = COUNTEREXAMPLE, v
@@ -234,7 +237,7 @@ def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str) -> Non
         result.note = f"proved for all integer instances within the bound: {space.describe()}"
         result.cases = [CaseResult(label, UNSAT, 0.0)]
         return
-    result.note = {INTERRUPTED: "interrupted", "timeout": "timeout"}.get(why, why)
+    result.reason = why
     if why in (INTERRUPTED, "timeout"):
-        result.note += f" after {state.covered:,} of {space.class_size:,} instances (the progress file keeps them)"
+        result.reason += f" after {state.covered:,} of {space.class_size:,} instances (a progress file keeps them)"
     result.cases = [CaseResult(label, UNKNOWN, 0.0, reason=why)]

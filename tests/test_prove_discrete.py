@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from analyzer import check
+from analyzer import check, cli
 from analyzer.bounded import deciders
 from analyzer.bounded.space import Point, Space, to_instance, to_point
 from analyzer.bounded.symmetry import canonical, orbit_size, user_members
@@ -118,12 +118,12 @@ def test_proved_states_the_class() -> None:
 
 def test_too_large_a_class_is_unknown() -> None:
     r = prove_discrete("drf", "envy-freeness", 4, 4, bound=9, workers=1)
-    assert r.status == "unknown" and "lower the bound" in r.note
+    assert r.status == "unknown" and "lower the bound" in r.reason
 
 
 def test_policy_without_discrete_form_is_unknown() -> None:
     r = prove_discrete("ceei", "envy-freeness", 2, 2, bound=2, workers=1)
-    assert r.status == "unknown" and "no discrete form" in r.note
+    assert r.status == "unknown" and "has no discrete form" in r.reason
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [
@@ -189,3 +189,62 @@ def test_worker_processes_give_the_same_verdict() -> None:
 def test_reduction_exhaustive(prop: str, space: Space) -> None:
     for policy in ("drf", "asset"):
         assert_same_orbits(policy, prop, space)
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["drf", "population-monotonicity", "--bound", "2"], 0),
+    (["drf", "envy-freeness", "--bound", "2"], 1),
+    (["ceei", "envy-freeness", "--bound", "2"], 3),
+    (["drf", "envy-freeness", "--users", "4", "--resources", "4", "--bound", "9"], 3),
+])
+def test_cli_exit_codes(argv: list[str], code: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["prove", *argv, "--discrete", "--workers", "1"]) == code
+    out = capsys.readouterr().out
+    assert ("PROVED" in out) == (code == 0) and ("within the bound" in out)
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["--discrete"], "--bound"), (["--discrete", "--bound", "0"], "--bound"),
+    (["--discrete", "--bound", "two"], "--bound"), (["--bound", "2"], "--bound"),
+    (["--resume", "p.json"], "--resume"), (["--discrete", "--bound", "2", "--resume", "/no/such/dir/p.json"],
+                                           "--resume"),
+    (["--discrete", "--bound", "2", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
+])
+def test_cli_bad_flags(argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["prove", "drf", "envy-freeness", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and flag in err[0]
+
+
+def test_cli_ctrl_c_keeps_the_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C (a KeyboardInterrupt raised by the third chunk) exits 130
+    and the progress file holds the two chunks done; the same command then
+    finishes the proof."""
+    from analyzer import proving_discrete
+
+    real, calls = proving_discrete._run_chunk, []
+
+    def interrupted(args: Any) -> Any:
+        calls.append(args)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(args)
+
+    path = tmp_path / "p.json"
+    argv = ["prove", "drf", "population-monotonicity", "--discrete", "--bound", "2", "--workers", "1",
+            "--resume", str(path)]
+    monkeypatch.setattr(proving_discrete, "_run_chunk", interrupted)
+    assert cli.main(argv) == 130
+    assert "interrupted" in capsys.readouterr().err
+    assert len(json.loads(path.read_text())["done"]) == 2
+    monkeypatch.setattr(proving_discrete, "_run_chunk", real)
+    assert cli.main(argv) == 0
+
+
+def test_analyzer_prove_dispatches_the_discrete_setting() -> None:
+    from analyzer import prove
+
+    r = prove("drf", "sharing-incentive", 2, 2, setting="discrete", bound=2, workers=1)
+    assert r.status == "counterexample" and r.counterexample.mode == "discrete"
+    assert r.assumptions["class"].startswith("2 users x 2 resources, capacities in 1..2")
