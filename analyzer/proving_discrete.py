@@ -111,7 +111,7 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
            stop: threading.Event | None, progress: Callable[[int, int], None] | None) -> Any:
     """:func:`prove_discrete` on validated arguments."""
     result = _result(pol.label, prop, space)
-    why = _refused(pol, space)
+    why = _refused(pol, prop, space)
     if why:
         result.reason = why
         return result
@@ -140,12 +140,18 @@ def _valid(users: Any, resources: Any, bound: Any, domain: Any, timeout: Any, wo
     return users, resources, bound, domain
 
 
-def _refused(pol: Any, space: Space) -> str:
-    """Why the class cannot be decided here (``""`` when it can)."""
+def _refused(pol: Any, prop: str, space: Space) -> str:
+    """Why the class cannot be decided here (``""`` when it can): no
+    discrete form, a property undefined in the discrete setting (probed on
+    one instance every property applies to), too large a class."""
+    from models import Instance
     from models.discrete import get_discrete_policy
+
+    from .properties.base import DISCRETE
 
     try:
         get_discrete_policy(pol)
+        get_property(prop).check(pol, Instance.from_exact([space.bound], [[1]] * space.users), DISCRETE)
     except PolicyError as exc:
         return str(exc)
     if space.size > MAX_INSTANCES:

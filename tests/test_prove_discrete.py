@@ -126,6 +126,11 @@ def test_policy_without_discrete_form_is_unknown() -> None:
     assert r.status == "unknown" and "has no discrete form" in r.reason
 
 
+def test_property_of_the_continuous_setting_only_is_unknown() -> None:
+    r = prove_discrete("drf", "bottleneck-fairness", 2, 2, bound=2, workers=1)
+    assert r.status == "unknown" and "continuous setting only" in r.reason
+
+
 @pytest.mark.parametrize(("kwargs", "field"), [
     ({"bound": 0}, "bound"), ({"bound": None}, "bound"), ({"bound": 2, "domain": "neg"}, "domain"),
     ({"bound": 2, "workers": 0}, "workers"), ({"bound": 2.5}, "bound"),
@@ -183,8 +188,7 @@ def test_worker_processes_give_the_same_verdict() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("prop", ["envy-freeness", "strategy-proofness", "resource-monotonicity",
-                                  "population-monotonicity", "pareto-efficiency", "sharing-incentive",
-                                  "bottleneck-fairness"])
+                                  "population-monotonicity", "pareto-efficiency", "sharing-incentive"])
 @pytest.mark.parametrize("space", [Space(2, 2, 3), Space(3, 2, 2), Space(2, 2, 2, "zeros", capped=True)])
 def test_reduction_exhaustive(prop: str, space: Space) -> None:
     for policy in ("drf", "asset"):
