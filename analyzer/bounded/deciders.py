@@ -35,7 +35,7 @@ from models.registry import Registry
 from ..properties._common import Evaluator, show
 from ..properties.base import DISCRETE, Property, Violation
 from .space import Point, Space, to_instance
-from .symmetry import linear_rates, order_free, user_members
+from .symmetry import OWN_RATES, linear_rates, order_free, user_members
 
 #: Properties whose check looks at the instance itself only.
 TRUTHFUL: frozenset[str] = frozenset({"sharing-incentive", "envy-freeness", "pareto-efficiency",
@@ -71,6 +71,20 @@ class Context:
     def __post_init__(self) -> None:
         self.share = linear_rates(self.policy)
         self.ev = Evaluator(self.policy, DISCRETE)
+        self._instances: dict[Point, Instance] = {}
+        self._tasks: dict[Point, tuple[Any, ...]] = {}
+
+    def instance(self, point: Point) -> Instance:
+        """``to_instance(point)``, built once per orbit decided."""
+        if point not in self._instances:
+            self._instances[point] = to_instance(point)
+        return self._instances[point]
+
+    def tasks(self, point: Point) -> tuple[Any, ...]:
+        """The point's exact whole tasks, computed once per orbit decided."""
+        if point not in self._tasks:
+            self._tasks[point] = self.ev.verified(self.instance(point))
+        return self._tasks[point]
 
 
 Decider = Callable[[Context, Point], "Hit | None"]
@@ -82,6 +96,8 @@ def decide(ctx: Context, point: Point, alone: bool = False) -> Hit | None:
     """The orbit of ``point`` decided by its property's decider (``point``
     alone with ``alone``)."""
     ctx.alone = alone
+    ctx._instances.clear()
+    ctx._tasks.clear()
     name = ctx.prop.name
     return DECIDERS.get(name)(ctx, point) if name in DECIDERS else decide_any(ctx, point)
 
@@ -103,7 +119,7 @@ def decide_any(ctx: Context, point: Point) -> Hit | None:
 def _by_check(ctx: Context, point: Point, free: bool) -> Hit | None:
     for _, member in _members(ctx, point, free):
         ctx.evaluations += 1
-        if ctx.prop.check(ctx.policy, to_instance(member), DISCRETE) is not None:
+        if ctx.prop.check(ctx.policy, ctx.instance(member), DISCRETE) is not None:
             return Hit("check", member)
     return None
 
@@ -116,17 +132,22 @@ def _by_check(ctx: Context, point: Point, free: bool) -> Hit | None:
 def decide_truthful(ctx: Context, point: Point) -> Hit | None:
     """The check on ``point`` (on every user permutation unless the
     instance is order-free)."""
-    return _by_check(ctx, point, ctx.alone or order_free(ctx.share, to_instance(point)))
+    return _by_check(ctx, point, ctx.alone or order_free(ctx.share, ctx.instance(point)))
 
 
 @DECIDERS.register("population-monotonicity")
 def decide_removals(ctx: Context, point: Point) -> Hit | None:
     """The check on ``point``; order-free needs the instance and every
     instance with one user removed to be (a removal keeps the order of the
-    others)."""
+    others; with :data:`~.symmetry.OWN_RATES` it keeps their rates too, so
+    the instance itself is enough)."""
+    if ctx.alone:
+        return _by_check(ctx, point, True)
     cap, users = point
-    evaluated = [point] + [(cap, users[:k] + users[k + 1:]) for k in range(len(users)) if len(users) > 1]
-    return _by_check(ctx, point, ctx.alone or all(order_free(ctx.share, to_instance(p)) for p in evaluated))
+    evaluated = [point]
+    if ctx.policy.name not in OWN_RATES:
+        evaluated += [(cap, users[:k] + users[k + 1:]) for k in range(len(users)) if len(users) > 1]
+    return _by_check(ctx, point, all(order_free(ctx.share, ctx.instance(p)) for p in evaluated))
 
 
 def reports(space: Space, row: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -144,14 +165,7 @@ def decide_lies(ctx: Context, point: Point) -> Hit | None:
     from ..properties.strategy_proofness import StrategyProofness
 
     sp = ctx.prop if isinstance(ctx.prop, StrategyProofness) else StrategyProofness()
-    inst = to_instance(point)
-    truths: dict[Point, tuple[Instance, tuple[Any, ...]]] = {}
-
-    def truth(member: Point) -> tuple[Instance, tuple[Any, ...]]:
-        if member not in truths:
-            m_inst = to_instance(member)
-            truths[member] = (m_inst, ctx.ev.verified(m_inst))
-        return truths[member]
+    inst = ctx.instance(point)
 
     for i, (row, _, _) in enumerate(point[1]):
         roles = [k == i for k in range(len(point[1]))]
@@ -159,12 +173,11 @@ def decide_lies(ctx: Context, point: Point) -> Hit | None:
         for r in reports(ctx.space, row):
             D = [list(u[0]) for u in point[1]]
             D[i] = list(r)
-            free = ctx.alone or (base_free and order_free(ctx.share, inst.replace(demands=D), roles))
+            free = ctx.alone or (base_free and order_free(ctx.share, inst, roles, demands=D))
             for perm, member in _members(ctx, point, free):
                 pos = perm.index(i)
-                m_inst, xe = truth(member)
                 ctx.evaluations += 1
-                if sp.verify_report(ctx.ev, m_inst, xe, pos, list(r)) is not None:
+                if sp.verify_report(ctx.ev, ctx.instance(member), ctx.tasks(member), pos, list(r)) is not None:
                     return Hit("lie", member, (pos, r))
     return None
 
@@ -180,24 +193,25 @@ def decide_growths(ctx: Context, point: Point) -> Hit | None:
     """Every growth of the capacities within the bound, verified exactly
     (on every user permutation when the instance or the grown one is not
     order-free)."""
-    inst = to_instance(point)
+    inst = ctx.instance(point)
     free_here = ctx.alone or order_free(ctx.share, inst)
     for cap in growths(ctx.space, point[0]):
-        free = ctx.alone or (free_here and order_free(ctx.share, inst.replace(capacity=list(cap))))
+        free = ctx.alone or (free_here and order_free(ctx.share, inst, capacity=cap))
         for _, member in _members(ctx, point, free):
             ctx.evaluations += 1
-            if verify_growth(ctx, to_instance(member), cap) is not None:
+            if verify_growth(ctx, ctx.instance(member), cap, ctx.tasks(member)) is not None:
                 return Hit("growth", member, (cap,))
     return None
 
 
-def verify_growth(ctx: Context, inst: Instance, cap: tuple[int, ...]) -> Violation | None:
-    """``ResourceMonotonicity.verify_growth`` for the grown ``cap``."""
+def verify_growth(ctx: Context, inst: Instance, cap: tuple[int, ...], xe: tuple[Any, ...]) -> Violation | None:
+    """``ResourceMonotonicity.verify_growth`` for the grown ``cap`` (``xe``:
+    the tasks before)."""
     from ..properties.resource_monotonicity import ResourceMonotonicity
 
     rm = ctx.prop if isinstance(ctx.prop, ResourceMonotonicity) else ResourceMonotonicity()
     grown = ", ".join(f"{r} {show(c)}" for r, c in zip(inst.resources, cap, strict=True))
-    return rm.verify_growth(ctx.ev, inst, ctx.ev.verified(inst), list(cap), f"when the capacities grow to {grown}")
+    return rm.verify_growth(ctx.ev, inst, xe, list(cap), f"when the capacities grow to {grown}")
 
 
 def violation(ctx: Context, hit: Hit) -> Violation | None:
@@ -212,5 +226,5 @@ def violation(ctx: Context, hit: Hit) -> Violation | None:
         pos, r = hit.data
         return sp.verify_report(fresh.ev, inst, fresh.ev.verified(inst), pos, list(r))
     if hit.kind == "growth":
-        return verify_growth(fresh, inst, hit.data[0])
+        return verify_growth(fresh, inst, hit.data[0], fresh.ev.verified(inst))
     return ctx.prop.check(ctx.policy, inst, DISCRETE)

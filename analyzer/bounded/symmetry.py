@@ -53,6 +53,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from models import Instance, Policy
 from models.discrete import LinearShare, get_discrete_policy
 
@@ -61,6 +63,10 @@ from .space import Point
 #: Policies whose share of one task is a symmetric function of the columns
 #: ``d_ij / R_j`` (see the module docstring).
 RESOURCE_SYMMETRIC: frozenset[str] = frozenset({"drf", "asset", "leximin-tasks"})
+#: Policies whose rate of user ``i`` depends on its own demand, weight and
+#: the capacities only (DRF, asset fairness, leximin on tasks): removing a
+#: user leaves the others' rates as they were.
+OWN_RATES: frozenset[str] = RESOURCE_SYMMETRIC
 #: Tie-breaks that rank by task size first, then input position.
 SIZE_TIE_BREAKS: frozenset[str] = frozenset({"largest-task", "smallest-task"})
 
@@ -113,15 +119,26 @@ def user_members(point: Point) -> list[tuple[tuple[int, ...], Point]]:
     return [(perm, (cap, seq)) for seq, perm in seen.items()]
 
 
-def order_free(share: LinearShare | None, instance: Instance, roles: Sequence[Any] | None = None) -> bool:
+def order_free(share: LinearShare | None, instance: Instance, roles: Sequence[Any] | None = None, *,
+               demands: Sequence[Sequence[int]] | None = None, capacity: Sequence[int] | None = None) -> bool:
     """True when no two users of ``instance`` that differ (demand, weight,
     cap or ``roles[i]``) have equal filling rates: then the input order
-    decides no tie between different users (module docstring)."""
+    decides no tie between different users (module docstring).
+
+    ``demands`` / ``capacity`` replace the instance's (a deviated instance
+    without building it: the rates come from the policy's share function on
+    exact arrays, as :class:`~models.discrete.LinearShare` computes them).
+    """
     if share is None:
         return False
-    rates: list[Fraction] = share.rates(instance)
-    keys = list(zip(instance.demands_exact, instance.weights_exact, instance.max_tasks_exact,
-                    roles if roles is not None else [None] * instance.n, strict=True))
+    D = [list(row) for row in (demands if demands is not None else instance.demands_exact)]
+    R = list(capacity if capacity is not None else instance.capacity_exact)
+    c = share.policy.shares_for(instance, np.array([[Fraction(v) for v in row] for row in D], dtype=object),
+                                np.array([Fraction(v) for v in R], dtype=object))
+    rates = [Fraction(ci) / w for ci, w in zip(np.asarray(c, dtype=object).reshape(-1), instance.weights_exact,
+                                               strict=True)]
+    keys = zip(map(tuple, D), instance.weights_exact, instance.max_tasks_exact,
+               roles if roles is not None else [None] * instance.n, strict=True)
     first: dict[Fraction, Any] = {}
     for r, key in zip(rates, keys, strict=True):
         if first.setdefault(r, key) != key:
