@@ -38,7 +38,7 @@ MAX_INSTANCES: int = 3_000_000
 CHUNKS: int = 512
 #: Properties whose deviations the deciders enumerate within the bound.
 DEVIATIONS: dict[str, str] = {
-    "strategy-proofness": "every report of every user with entries in {low}..{K} (1..{K} where the truth is > 0)",
+    "strategy-proofness": "every report of every user with entries in {low}..{K}{where}",
     "resource-monotonicity": "every growth of the capacities within 1..{K}",
 }
 #: Reason of a run stopped by Ctrl-C or the stop event (as the continuous
@@ -214,7 +214,8 @@ def _result(policy: str, prop: str, space: Space) -> Any:
         "solver": "exhaustive enumeration, exact integer arithmetic", "cases": 1,
     }
     if prop in DEVIATIONS:
-        assumptions["deviations"] = DEVIATIONS[prop].format(low=space.low, K=K)
+        where = ", positive where the true demand is" if space.low == 0 else ""
+        assumptions["deviations"] = DEVIATIONS[prop].format(low=space.low, K=K, where=where)
     return ProofResult(UNDECIDED, policy, prop, space.users, space.resources, space.domain, assumptions=assumptions)
 
 
@@ -225,7 +226,8 @@ def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str) -> Non
     from .bounded.deciders import violation
 
     space = job.space
-    symmetry = "users" + (" and resources" if job.resources else "") + ", common weight factors"
+    symmetry = "users" + (" and resources" if job.resources else "")
+    symmetry += ", common weight factors" if space.weighted else ""
     result.assumptions.update(orbits=state.orbits, evaluations=state.evaluations, symmetry=symmetry)
     label = f"{state.covered:,} of {space.class_size:,} instances ({state.orbits:,} orbits)"
     if hit is not None:

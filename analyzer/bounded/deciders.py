@@ -35,7 +35,7 @@ from models.registry import Registry
 from ..properties._common import Evaluator, show
 from ..properties.base import DISCRETE, Property, Violation
 from .space import Point, Space, to_instance
-from .symmetry import OWN_RATES, linear_rates, order_free, user_members
+from .symmetry import OWN_RATES, linear_rates, ties, within_ties
 
 #: Properties whose check looks at the instance itself only.
 TRUTHFUL: frozenset[str] = frozenset({"sharing-incentive", "envy-freeness", "pareto-efficiency",
@@ -102,22 +102,37 @@ def decide(ctx: Context, point: Point, alone: bool = False) -> Hit | None:
     return DECIDERS.get(name)(ctx, point) if name in DECIDERS else decide_any(ctx, point)
 
 
-def _members(ctx: Context, point: Point, free: bool) -> Iterator[tuple[tuple[int, ...], Point]]:
-    """``point`` alone when its verdict is the orbit's, else every user
-    permutation."""
-    if free or ctx.alone:
-        yield tuple(range(len(point[1]))), point
-    else:
-        yield from user_members(point)
+def _members(ctx: Context, point: Point, pairs: set[tuple[int, int]] | None
+             ) -> list[tuple[tuple[int, ...], Point]]:
+    """The members deciding the orbit of ``point`` for a deviation whose
+    evaluated instances tie ``pairs`` (:func:`~.symmetry.within_ties`);
+    ``point`` alone for the unreduced baseline."""
+    if ctx.alone or pairs == set():
+        return [(tuple(range(len(point[1]))), point)]
+    return within_ties(point, pairs)
+
+
+def _union(*parts: set[tuple[int, int]] | None) -> set[tuple[int, int]] | None:
+    """The tied pairs of several evaluated instances (``None``: any)."""
+    out: set[tuple[int, int]] = set()
+    for p in parts:
+        if p is None:
+            return None
+        out |= p
+    return out
 
 
 def decide_any(ctx: Context, point: Point) -> Hit | None:
     """``Property.check`` on every user permutation of ``point``."""
-    return _by_check(ctx, point, free=False)
+    return _by_check(ctx, point, None)
 
 
-def _by_check(ctx: Context, point: Point, free: bool) -> Hit | None:
-    for _, member in _members(ctx, point, free):
+def _by_check(ctx: Context, point: Point, pairs: set[tuple[int, int]] | None) -> Hit | None:
+    seen: set[Point] = set()
+    for _, member in _members(ctx, point, pairs):
+        if member in seen:
+            continue
+        seen.add(member)
         ctx.evaluations += 1
         if ctx.prop.check(ctx.policy, ctx.instance(member), DISCRETE) is not None:
             return Hit("check", member)
@@ -132,22 +147,25 @@ def _by_check(ctx: Context, point: Point, free: bool) -> Hit | None:
 def decide_truthful(ctx: Context, point: Point) -> Hit | None:
     """The check on ``point`` (on every user permutation unless the
     instance is order-free)."""
-    return _by_check(ctx, point, ctx.alone or order_free(ctx.share, ctx.instance(point)))
+    return _by_check(ctx, point, set() if ctx.alone else ties(ctx.share, ctx.instance(point)))
 
 
 @DECIDERS.register("population-monotonicity")
 def decide_removals(ctx: Context, point: Point) -> Hit | None:
-    """The check on ``point``; order-free needs the instance and every
-    instance with one user removed to be (a removal keeps the order of the
-    others; with :data:`~.symmetry.OWN_RATES` it keeps their rates too, so
-    the instance itself is enough)."""
+    """The check on ``point``, with the ties of the instance and of every
+    instance with one user removed (a removal keeps the order of the others;
+    with :data:`~.symmetry.OWN_RATES` it keeps their rates too, so the
+    instance's own ties are all)."""
     if ctx.alone:
-        return _by_check(ctx, point, True)
+        return _by_check(ctx, point, set())
+    pairs = ties(ctx.share, ctx.instance(point))
     cap, users = point
-    evaluated = [point]
-    if ctx.policy.name not in OWN_RATES:
-        evaluated += [(cap, users[:k] + users[k + 1:]) for k in range(len(users)) if len(users) > 1]
-    return _by_check(ctx, point, all(order_free(ctx.share, ctx.instance(p)) for p in evaluated))
+    if ctx.policy.name not in OWN_RATES and len(users) > 1:
+        for k in range(len(users)):
+            sub = ties(ctx.share, ctx.instance((cap, users[:k] + users[k + 1:])))
+            back = None if sub is None else {(a + (a >= k), b + (b >= k)) for a, b in sub}
+            pairs = _union(pairs, back)
+    return _by_check(ctx, point, pairs)
 
 
 def reports(space: Space, row: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -169,13 +187,17 @@ def decide_lies(ctx: Context, point: Point) -> Hit | None:
 
     for i, (row, _, _) in enumerate(point[1]):
         roles = [k == i for k in range(len(point[1]))]
-        base_free = ctx.alone or order_free(ctx.share, inst, roles)
+        base = set() if ctx.alone else ties(ctx.share, inst, roles)
         for r in reports(ctx.space, row):
             D = [list(u[0]) for u in point[1]]
             D[i] = list(r)
-            free = ctx.alone or (base_free and order_free(ctx.share, inst, roles, demands=D))
-            for perm, member in _members(ctx, point, free):
+            pairs = set() if ctx.alone else _union(base, ties(ctx.share, inst, roles, demands=D))
+            seen: set[tuple[Point, int]] = set()
+            for perm, member in _members(ctx, point, pairs):
                 pos = perm.index(i)
+                if (member, pos) in seen:
+                    continue
+                seen.add((member, pos))
                 ctx.evaluations += 1
                 if sp.verify_report(ctx.ev, ctx.instance(member), ctx.tasks(member), pos, list(r)) is not None:
                     return Hit("lie", member, (pos, r))
@@ -194,10 +216,10 @@ def decide_growths(ctx: Context, point: Point) -> Hit | None:
     (on every user permutation when the instance or the grown one is not
     order-free)."""
     inst = ctx.instance(point)
-    free_here = ctx.alone or order_free(ctx.share, inst)
+    here = set() if ctx.alone else ties(ctx.share, inst)
     for cap in growths(ctx.space, point[0]):
-        free = ctx.alone or (free_here and order_free(ctx.share, inst, capacity=cap))
-        for _, member in _members(ctx, point, free):
+        pairs = set() if ctx.alone else _union(here, ties(ctx.share, inst, capacity=cap))
+        for member in dict.fromkeys(m for _, m in _members(ctx, point, pairs)):
             ctx.evaluations += 1
             if verify_growth(ctx, ctx.instance(member), cap, ctx.tasks(member)) is not None:
                 return Hit("growth", member, (cap,))

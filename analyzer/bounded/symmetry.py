@@ -31,11 +31,14 @@ Why checking one member decides the whole orbit:
   no property can tell apart, and their relative order is the same in every
   deviated instance derived from one instance). The properties are
   symmetric in users. So a deviation of the canonical member whose
-  evaluated instances are all :func:`order_free` has the same verdict on
-  every member of the orbit; any other deviation is evaluated on every
-  distinct user permutation (:func:`user_members`), which is exactly the
-  orbit. Policies without linear rates, or with another tie-break, are
-  evaluated on the whole user orbit for every deviation.
+  evaluated instances have no such :func:`ties` has the same verdict on
+  every member of the orbit. More generally the verdict of a deviation on
+  a member depends only on the relative input order of the tied pairs (in
+  any of its evaluated instances); :func:`within_ties` gives one member for
+  every such order (all orders of each connected group of tied users, on
+  the group's positions), which covers the orbit. Policies without linear
+  rates, or with another tie-break, are evaluated on every user
+  permutation.
 * **Weights** (:mod:`.space`): a common factor of all weights changes
   nothing.
 
@@ -119,28 +122,58 @@ def user_members(point: Point) -> list[tuple[tuple[int, ...], Point]]:
     return [(perm, (cap, seq)) for seq, perm in seen.items()]
 
 
-def order_free(share: LinearShare | None, instance: Instance, roles: Sequence[Any] | None = None, *,
-               demands: Sequence[Sequence[int]] | None = None, capacity: Sequence[int] | None = None) -> bool:
-    """True when no two users of ``instance`` that differ (demand, weight,
-    cap or ``roles[i]``) have equal filling rates: then the input order
-    decides no tie between different users (module docstring).
+def ties(share: LinearShare | None, instance: Instance, roles: Sequence[Any] | None = None, *,
+         demands: Sequence[Sequence[int]] | None = None, capacity: Sequence[int] | None = None
+         ) -> set[tuple[int, int]] | None:
+    """The pairs ``(a, b)``, ``a < b``, of users of ``instance`` that differ
+    (demand, weight, cap or ``roles[i]``) but have equal filling rates: the
+    only pairs whose input order can decide anything (module docstring).
+    ``None`` when the argument does not apply (every order may matter).
 
     ``demands`` / ``capacity`` replace the instance's (a deviated instance
     without building it: the rates come from the policy's share function on
     exact arrays, as :class:`~models.discrete.LinearShare` computes them).
     """
     if share is None:
-        return False
+        return None
     D = [list(row) for row in (demands if demands is not None else instance.demands_exact)]
     R = list(capacity if capacity is not None else instance.capacity_exact)
     c = share.policy.shares_for(instance, np.array([[Fraction(v) for v in row] for row in D], dtype=object),
                                 np.array([Fraction(v) for v in R], dtype=object))
     rates = [Fraction(ci) / w for ci, w in zip(np.asarray(c, dtype=object).reshape(-1), instance.weights_exact,
                                                strict=True)]
-    keys = zip(map(tuple, D), instance.weights_exact, instance.max_tasks_exact,
-               roles if roles is not None else [None] * instance.n, strict=True)
-    first: dict[Fraction, Any] = {}
-    for r, key in zip(rates, keys, strict=True):
-        if first.setdefault(r, key) != key:
-            return False
-    return True
+    keys = list(zip(map(tuple, D), instance.weights_exact, instance.max_tasks_exact,
+                    roles if roles is not None else [None] * instance.n, strict=True))
+    return {(a, b) for a, b in itertools.combinations(range(instance.n), 2)
+            if rates[a] == rates[b] and keys[a] != keys[b]}
+
+
+def within_ties(point: Point, pairs: set[tuple[int, int]] | None) -> list[tuple[tuple[int, ...], Point]]:
+    """The user permutations of ``point`` that decide the orbit when only
+    the relative order of the tied ``pairs`` matters: every order of each
+    connected group of tied users, placed on the group's own positions
+    (every other user stays); all of :func:`user_members` when ``pairs`` is
+    ``None``. As ``(perm, member)``, ``member``'s user ``k`` being
+    ``point``'s user ``perm[k]``; not deduplicated."""
+    cap, users = point
+    n = len(users)
+    if pairs is None:
+        return [(perm, (cap, tuple(users[p] for p in perm))) for perm in itertools.permutations(range(n))]
+    group = list(range(n))
+
+    def root(a: int) -> int:
+        while group[a] != a:
+            a = group[a]
+        return a
+
+    for a, b in pairs:
+        group[root(b)] = root(a)
+    comps = [[k for k in range(n) if root(k) == r] for r in sorted({root(k) for k in range(n)})]
+    out = []
+    for orders in itertools.product(*(itertools.permutations(c) for c in comps)):
+        perm = list(range(n))
+        for c, order in zip(comps, orders, strict=True):
+            for pos, who in zip(c, order, strict=True):
+                perm[pos] = who
+        out.append((tuple(perm), (cap, tuple(users[p] for p in perm))))
+    return out
