@@ -25,7 +25,7 @@ from typing import Any
 
 from models import PolicyError, get_policy
 
-from .bounded.space import DOMAINS, Space, to_instance
+from .bounded.space import DOMAINS, Space
 from .bounded.store import Progress, load, save
 from .bounded.symmetry import RESOURCE_SYMMETRIC
 from .bounded.worker import ChunkResult, Job, check_chunk
@@ -158,7 +158,7 @@ def _refused(pol: Any, prop: str, space: Space) -> str:
         return (f"the class has {space.size:,} grid points, more than the exhaustive check takes on "
                 f"({MAX_INSTANCES:,}); lower the bound" + (" or drop weights/caps" if space.weighted or space.capped
                                                           else ""))
-    sample = to_instance(space.decode(space.size - 1) or ((1,) * space.resources, ()))
+    sample = Instance.from_exact([space.bound] * space.resources, [[1] * space.resources] * space.users)
     return pol.supports(sample) or ""
 
 

@@ -119,6 +119,15 @@ def test_proved_states_the_class() -> None:
     assert "within the bound" in r.note and "capacities in 1..2" in r.note
 
 
+def test_weighted_capped_class() -> None:
+    """Every weight and cap in 1..K (the weight vector with a common
+    factor, (2, 2), stands for (1, 1))."""
+    r = prove_discrete("drf", "population-monotonicity", 2, 1, bound=2, weighted=True, capped=True, workers=1)
+    assert r.status == "proved"
+    assert r.assumptions["instances"] == 2 * 2 ** 2 * 2 ** 2 * 3 ** 2
+    assert "weights in 1..2, caps in 1..2 or none" in r.note
+
+
 def test_too_large_a_class_is_unknown() -> None:
     r = prove_discrete("drf", "envy-freeness", 4, 4, bound=9, workers=1)
     assert r.status == "unknown" and "lower the bound" in r.reason
@@ -255,3 +264,16 @@ def test_analyzer_prove_dispatches_the_discrete_setting() -> None:
     r = prove("drf", "sharing-incentive", 2, 2, setting="discrete", bound=2, workers=1)
     assert r.status == "counterexample" and r.counterexample.mode == "discrete"
     assert r.assumptions["class"].startswith("2 users x 2 resources, capacities in 1..2")
+
+
+def test_dask_scheduler_gives_the_single_process_result() -> None:
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp", host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        dist = prove_discrete("drf", "resource-monotonicity", 2, 1, bound=3, scheduler=cluster.scheduler_address)
+    one = prove_discrete("drf", "resource-monotonicity", 2, 1, bound=3, workers=1)
+    assert dist.status == one.status
+    assert dist.assumptions["evaluations"] == one.assumptions["evaluations"]
+    assert dist.assumptions["orbits"] == one.assumptions["orbits"]

@@ -10,6 +10,7 @@ chunk order.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,9 @@ from .deciders import Context, Hit, decide
 from .space import Space
 from .symmetry import canonical, orbit_size
 
-#: Contexts built in this process, by job key (policy, property, class).
+#: Contexts built in this process, by job key (policy, property, class)
+#: and thread (a Dask worker runs several chunks at once in threads; a
+#: context holds per-orbit caches).
 _CONTEXTS: dict[tuple[Any, ...], Context] = {}
 
 
@@ -38,7 +41,7 @@ class Job:
 
     def context(self) -> Context:
         """This process's :class:`~.deciders.Context` for the job."""
-        key = (self.policy, self.property, self.space)
+        key = (self.policy, self.property, self.space, threading.get_ident())
         if key not in _CONTEXTS:
             from models import get_policy
 
