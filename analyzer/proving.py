@@ -12,6 +12,7 @@ deviation).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -130,7 +131,9 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         result.assumptions = assumptions(users, resources, domain, None, 0, weighted, capped)
         return result
     result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped)
-    why = enc.covers(weighted, capped) or neg.covers(weighted, capped)
+    why = (enc.covers(weighted, capped) or neg.covers(weighted, capped)
+           or (enc.validate(users, resources, domain) if enc.validate else None)
+           or encoding_mismatch(pol, enc, users, resources, domain, weighted, capped))
     if why:
         result.reason = why
         return result
@@ -150,6 +153,62 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     _conclude(result, found, planned, neg.resources)
     result.seconds = time.perf_counter() - t0
     return result
+
+
+#: Seeded instances on which :func:`prove` checks an encoding against its
+#: policy's exact solver before trusting it.
+CROSSCHECK_INSTANCES = 2
+CROSSCHECK_SEED = 21
+
+
+def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bool, count: int = CROSSCHECK_INSTANCES,
+                         seed: int = CROSSCHECK_SEED) -> list[Instance]:
+    """``count`` small integer instances of the class (same seed, same
+    instances): demands in ``1..5`` (``0..5`` with zeros, each user needing
+    something), capacities in ``2..11``, weights in ``1..3``, caps in
+    ``1/2..3`` or none."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        D = rng.integers(0 if domain == "zeros" else 1, 6, size=(n, m))
+        D[D.sum(axis=1) == 0, 0] = 1
+        R = rng.integers(2, 12, size=m)
+        w = [int(v) for v in rng.integers(1, 4, size=n)] if weighted else None
+        k = [Fraction(int(v), 2) if v > 0 else None for v in rng.integers(0, 7, size=n)] if capped else None
+        out.append(Instance.from_exact([int(v) for v in R], [[int(v) for v in row] for row in D], weights=w,
+                                       max_tasks=k))
+    return out
+
+
+def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
+                      ) -> str | None:
+    """Why ``enc`` is not ``policy``'s allocation on one of the
+    :func:`crosscheck_instances` (``None`` when it is on all of them): the
+    prover must be able to fail when an encoding is wrong, not prove what
+    a wrong formula satisfies."""
+    return _mismatch(policy, type(get_policy(policy)), enc, n, m, domain, weighted, capped)
+
+
+@functools.lru_cache(maxsize=512)
+def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
+              ) -> str | None:
+    """:func:`encoding_mismatch`, once per policy class, encoding and class
+    of instances in a process."""
+    from proofs.prover.crosscheck import disagreement
+
+    from .api import solve
+
+    for inst in crosscheck_instances(n, m, domain, weighted, capped):
+        try:
+            alloc = solve(inst, policy, exact=True)
+        except PolicyError:
+            continue
+        what = disagreement(enc, inst, alloc.x_exact if alloc.exact else None, list(alloc.x), weighted, capped)
+        if what:
+            return f"{policy}: the encoding disagrees with the policy's solver on {inst.describe()}: {what}"
+    return None
 
 
 def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int | None) -> None:
@@ -211,9 +270,13 @@ def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, 
 def witness_instance(witness: dict[str, Any], scale_users: bool) -> tuple[Instance, dict[str, Any]]:
     """The witness as an integer instance: each resource scaled (with its
     capacity) and, when the policy ignores task sizes, each user scaled, to
-    coprime integers; the other witness vectors scaled alike."""
+    coprime integers (its task cap divided by the same factor: the tasks
+    scale inversely, the bundles stay); weights (``"weights"``) and caps
+    (``"caps"``) carried over; the other witness vectors scaled alike."""
     D = [list(r) for r in witness["demands"]]
-    extra = {k: list(v) for k, v in witness.items() if k != "demands"}
+    weights = witness.get("weights")
+    caps = [Fraction(c) for c in witness["caps"]] if "caps" in witness else None
+    extra = {k: list(v) for k, v in witness.items() if k not in ("demands", "weights", "caps")}
     m = len(D[0])
     cols = []
     for j in range(m):
@@ -222,10 +285,15 @@ def witness_instance(witness: dict[str, Any], scale_users: bool) -> tuple[Instan
     D = [[v * cols[j] for j, v in enumerate(row)] for row in D]
     extra = {k: [v * cols[j] for j, v in enumerate(vec)] for k, vec in extra.items()}
     if scale_users:
-        D = [coprime_integers(row) for row in D]
+        scaled = [coprime_integers(row) for row in D]
+        if caps is not None:  # row i multiplied by f_i: its tasks (and cap) divided by f_i
+            caps = [c * next(Fraction(a) / Fraction(b) for a, b in zip(row, new, strict=True) if b)
+                    for c, row, new in zip(caps, D, scaled, strict=True)]
+        D = scaled
         if "report" in extra:
             extra["report"] = coprime_integers(extra["report"])
-    return Instance.from_exact([Fraction(c) for c in cols], D), extra
+    w = None if weights is None else [Fraction(v) for v in weights]
+    return Instance.from_exact([Fraction(c) for c in cols], D, weights=w, max_tasks=caps), extra
 
 
 def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any] | None) -> Violation | None:

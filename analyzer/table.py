@@ -37,6 +37,7 @@ from .searching.instance_stream import Cell, cell_key, make_cell
 from .searching.pool import resolve_workers, warm_up, worker_pool
 from .searching.result import RECORD_COLUMNS, SearchResult
 from .searching.stream import Recorder, open_stream, read_records
+from .table_proofs import checked_sizes, proof_dict, proof_text, prove_cells
 
 #: Column order of the paper's Table 2 (other properties follow, by name).
 PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy-freeness", "pareto-efficiency",
@@ -50,7 +51,7 @@ HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
 CHECKMARKS: dict[str, str] = {"surd": r"$\surd$", "amssymb": r"\checkmark"}
 #: Suffix of a ✗ whose counterexample is confirmed numerically only.
 NUMERIC = "(numeric)"
-#: Suffix of a ✓ proved by the SMT prover at every size asked for (unweighted, uncapped classes only).
+#: Suffix of a ✓ proved by the SMT prover in the paper's class (others name theirs: "(proved: weighted)").
 PROVED = "(proved)"
 
 
@@ -68,8 +69,7 @@ class PropertyTable:
     cells: dict[str, SearchResult] = field(default_factory=dict)
     seconds: float = 0.0
     interrupted: bool = False
-    #: SMT proofs of ✓ cells by cell key (``fairalloc table --prove``; see
-    #: :mod:`analyzer.table_proofs`).
+    #: SMT proofs of ✓ cells by cell key (``table --prove``, :mod:`analyzer.table_proofs`).
     proofs: dict[str, Any] = field(default_factory=dict)
 
     def __getitem__(self, key: tuple[str, str]) -> SearchResult:
@@ -84,14 +84,14 @@ class PropertyTable:
         return self.cells.get(cell_key(policy, prop))
 
     def proof(self, policy: str, prop: str) -> Any:
-        """The cell's :class:`~analyzer.table_proofs.CellProof`, or ``None``
-        when no proof was attempted."""
+        """The cell's :class:`~analyzer.table_proofs.CellProof` (``.complete``,
+        ``.text()``, per domain), or ``None`` when no proof was attempted."""
         return self.proofs.get(cell_key(policy, prop))
 
     def _evidence(self, policy: str, prop: str, r: SearchResult) -> str:
         """The cell's summary, led by its proof status when one was attempted."""
-        pr = self.proof(policy, prop)
-        return r.summary() if pr is None else f"✓ {pr.text()}; {r.summary()[2:]}"
+        pr, s = self.proof(policy, prop), r.summary()  # a ✗ the prover found keeps the domains it proved
+        return s if pr is None else f"✓ {pr.text()}; {s[2:]}" if r.holds else f"{s} [{pr.text()}]"
 
     @property
     def complete(self) -> bool:
@@ -110,8 +110,8 @@ class PropertyTable:
         if not detail:
             if r.holds:
                 pr = self.proof(policy, prop)
-                covered = pr is not None and pr.complete and not (r.instance_class.weights or r.instance_class.caps)
-                return f"{HOLDS} {PROVED}" if covered else HOLDS  # the SMT encodings have no weights or caps
+                mark = "" if pr is None else pr.mark()
+                return f"{HOLDS} {mark}" if mark else HOLDS
             # DESIGN: a ✗ is exactly verified; a violation the property could
             # only confirm numerically (no exact solver) is marked as such
             return VIOLATED if r.counterexample.exact else f"{VIOLATED} {NUMERIC}"
@@ -184,8 +184,8 @@ class PropertyTable:
         if held:
             counts = sorted({f"{r.instances} instances of class {r.instance_class.name}" for r in held})
             notes.append(f"{CHECKMARKS[checkmark]}: no counterexample in " + _latex_escape("; ".join(counts)))
-        notes += [_latex_escape(f"{p}, {q}: {self._proof_text(p, q)}") for q in self.properties for p in self.policies
-                  if self.proof(p, q) is not None]
+        notes += [_latex_escape(f"{p}, {q}: {proof_text(pr)}") for q in self.properties for p in self.policies
+                  if (pr := self.proof(p, q)) is not None]
         return latex_table(self.title, ["property", *self.policies], rows, notes, raw=True) + "\n"
 
     def to_csv(self) -> str:
@@ -205,7 +205,7 @@ class PropertyTable:
                 holds = "n/a" if r.holds is None else str(r.holds).lower()
                 w.writerow([p, q, holds, r.instances, r.instance_class.name, r.seed, r.budget,
                             "" if v is None else v.instance.describe(), "" if v is None else str(v.exact).lower(),
-                            "" if v is None else v.message, self._proof_text(p, q)])
+                            "" if v is None else v.message, proof_text(self.proof(p, q))])
         return buf.getvalue()
 
     def to_dict(self) -> dict[str, Any]:
@@ -216,21 +216,13 @@ class PropertyTable:
             "interrupted": self.interrupted,
             "seconds": self.seconds,
             "cells": [
-                {**self.cells[cell_key(p, q)].to_dict(), **self._proof_dict(p, q)}
+                {**self.cells[cell_key(p, q)].to_dict(), **proof_dict(self.proof(p, q))}
                 if cell_key(p, q) in self.cells
                 else {"policy": p, "property": q, "holds": None, "searched": False}
                 for q in self.properties
                 for p in self.policies
             ],
         }
-
-    def _proof_text(self, policy: str, prop: str) -> str:
-        pr = self.proof(policy, prop)
-        return "" if pr is None else pr.text()
-
-    def _proof_dict(self, policy: str, prop: str) -> dict[str, Any]:
-        pr = self.proof(policy, prop)
-        return {} if pr is None else {"proof": pr.to_dict()}
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text."""
@@ -360,7 +352,8 @@ def _star_run_one(args: tuple[Cell, Recorder, dict[str, Any] | None]) -> SearchR
 def property_table(policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
                    budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                    mode: str = CONTINUOUS, out: str | None = None, resume: bool = False,
-                   workers: int | None = None, scheduler: Any = None) -> PropertyTable:
+                   workers: int | None = None, scheduler: Any = None, prove: tuple[int, int] | None = None,
+                   prove_timeout: float = 60) -> PropertyTable:
     """Search every (policy, property) cell and tabulate the outcomes.
 
     Parameters
@@ -391,10 +384,17 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
         A Dask distributed scheduler's address, a connected ``Client`` or a
         cluster object (``LocalCluster``): the cells run on that
         cluster instead of local processes; same table.
+    prove, prove_timeout : (int, int) or None, float
+        ``(N, M)``: prove every ✓ cell with z3 at each size up to ``N x M``,
+        ``prove_timeout`` s each (``table --prove``; :meth:`PropertyTable.proof`).
 
     Returns
     -------
     PropertyTable
     """
-    return TableRun(policies, properties, budget, seed, instance_class, mode, out, resume, workers,
-                    scheduler=scheduler).run()
+    sizes = None if prove is None else checked_sizes(prove, prove_timeout)  # before the search
+    table = TableRun(policies, properties, budget, seed, instance_class, mode, out, resume, workers,
+                     scheduler=scheduler).run()
+    if sizes is not None:
+        prove_cells(table, *sizes, timeout=prove_timeout, workers=workers)
+    return table

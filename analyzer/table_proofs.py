@@ -1,8 +1,9 @@
 """``fairalloc table --prove N,M``: upgrade the ✓ cells of a property table
 from "no counterexample in K instances" to "proved for n <= N, m <= M"
 where :func:`analyzer.prove` proves the property at every size up to
-``N x M`` (unweighted, uncapped, continuous, positive demands; see the
-result's assumptions).
+``N x M``, in the class of the cell: weighted and capped when the class
+allows weights and caps, and in both demand domains (positive demands,
+and zero entries allowed) so that the table says which holds.
 """
 
 from __future__ import annotations
@@ -10,98 +11,258 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+#: The demand domains a cell is proved in, in order.
+DOMAIN_ORDER: tuple[str, ...] = ("positive", "zeros")
+#: Words for the domains in proof texts.
+DOMAIN_WORDS: dict[str, str] = {"positive": "positive demands", "zeros": "zero demands"}
+
+
+@dataclass
+class DomainProof:
+    """The prover's outcome for one cell in one demand domain.
+
+    Attributes
+    ----------
+    domain : {"positive", "zeros"}
+    proved : list of (n, m)
+        Sizes proved.
+    failed : list of (n, m, status)
+        Sizes not proved: ``"unknown"``, or ``"skipped"`` after one.
+    counterexample : Violation or None
+        An exactly re-verified counterexample the prover built.
+    reason : str
+        Why the first failed size is unknown.
+    """
+
+    domain: str
+    proved: list[tuple[int, int]] = field(default_factory=list)
+    failed: list[tuple[int, int, str]] = field(default_factory=list)
+    counterexample: Any = None
+    reason: str = ""
+
+    @property
+    def complete(self) -> bool:
+        """Proved at every size asked for."""
+        return bool(self.proved) and not self.failed and self.counterexample is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"domain": self.domain, "complete": self.complete, "proved": [list(s) for s in self.proved],
+                "failed": [list(s) for s in self.failed], "reason": self.reason,
+                "counterexample": None if self.counterexample is None else self.counterexample.to_dict()}
+
 
 @dataclass
 class CellProof:
-    """The prover's outcome for one ✓ cell.
+    """The prover's outcome for one ✓ cell, per demand domain.
 
     Attributes
     ----------
     max_users, max_resources : int
         The sizes asked for: every ``n <= max_users``, ``m <= max_resources``
         the property speaks about.
-    proved : list of (n, m)
-        Sizes proved.
-    failed : list of (n, m, status)
-        Sizes not proved: ``"unknown"`` (timeout), or ``"skipped"`` after
-        one (a counterexample makes the cell a ✗ instead, see
-        :func:`prove_cells`).
-    domain : str
-        The demand domain of the proofs.
+    weighted, capped : bool
+        The class proved: symbolic weights / task caps (the cell's class).
+    zeros : bool
+        The cell's class allows zero demand entries (then the proof must
+        hold in the ``"zeros"`` domain too).
+    domains : dict of str to DomainProof
+        Outcome per domain tried (positive, then zeros).
     """
 
     max_users: int
     max_resources: int
-    proved: list[tuple[int, int]] = field(default_factory=list)
-    failed: list[tuple[int, int, str]] = field(default_factory=list)
-    domain: str = "positive"
+    weighted: bool = False
+    capped: bool = False
+    zeros: bool = False
+    domains: dict[str, DomainProof] = field(default_factory=dict)
+
+    @property
+    def in_class(self) -> list[str]:
+        """The domains the cell's class covers."""
+        return list(DOMAIN_ORDER) if self.zeros else ["positive"]
 
     @property
     def complete(self) -> bool:
-        """Proved at every size asked for."""
-        return bool(self.proved) and not self.failed
+        """Proved at every size asked for, in every domain of the class."""
+        return all(d in self.domains and self.domains[d].complete for d in self.in_class)
+
+    @property
+    def proved(self) -> list[tuple[int, int]]:
+        """Sizes proved in every domain of the class."""
+        sets = [set(self.domains[d].proved) if d in self.domains else set() for d in self.in_class]
+        return sorted(set.intersection(*sets))
+
+    @property
+    def class_words(self) -> str:
+        """``"unweighted, uncapped"``, ``"weighted, capped"``, ..."""
+        return f"{'weighted' if self.weighted else 'unweighted'}, {'capped' if self.capped else 'uncapped'}"
+
+    def mark(self) -> str:
+        """The suffix of the ✓: ``"(proved)"`` for the paper's class,
+        ``"(proved: zeros, weighted, capped)"`` naming the class covered
+        otherwise, ``"; zeros ✗"`` when zero demands (outside the class)
+        refute it; ``""`` when nothing was proved."""
+        outside = self.domains.get("zeros") if not self.zeros else None
+        tail = "; zeros ✗" if outside is not None and outside.counterexample is not None else ""
+        if not self.complete:
+            return f"({tail[2:]})" if tail else ""
+        words = [w for w, on in (("zeros", self.zeros), ("weighted", self.weighted), ("capped", self.capped)) if on]
+        return f"(proved{': ' + ', '.join(words) if words else ''}{tail})"
 
     def text(self) -> str:
-        """``"proved for n ≤ 3, m ≤ 3"`` or which sizes were proved and which not."""
-        if self.complete:
-            ms = sorted({m for _, m in self.proved})
+        """What was proved, per domain: ``"proved for n ≤ 3, m ≤ 3 (z3;
+        positive and zero demands, unweighted, uncapped)"``, or each
+        domain's outcome."""
+        done = [d for d in DOMAIN_ORDER if d in self.domains and self.domains[d].complete]
+        parts = []
+        if done:
+            dp = self.domains[done[0]]
+            ms = sorted({m for _, m in dp.proved})
             m_text = f"m = {ms[0]}" if len(ms) == 1 and ms[0] != self.max_resources else f"m ≤ {self.max_resources}"
-            return f"proved for n ≤ {self.max_users}, {m_text} (z3; {self.domain} demands, unweighted, uncapped)"
-        done = ", ".join(f"{n}x{m}" for n, m in self.proved) or "no size"
-        miss = ", ".join(f"{n}x{m} {s}" for n, m, s in self.failed)
-        return f"proved for {done} only; not proved: {miss}"
+            words = " and ".join(DOMAIN_WORDS[d].removesuffix(" demands") for d in done) + " demands"
+            parts.append(f"proved for n ≤ {self.max_users}, {m_text} (z3; {words}, {self.class_words})")
+        parts += [self._domain_text(d) for d in DOMAIN_ORDER if d in self.domains and d not in done]
+        return "; ".join(parts) if parts else "not proved"
+
+    def _domain_text(self, domain: str) -> str:
+        """The outcome in a domain not proved at every size."""
+        dp = self.domains[domain]
+        where = DOMAIN_WORDS[domain]
+        done = ", ".join(f"{n}x{m}" for n, m in dp.proved) or "no size"
+        if dp.counterexample is not None:
+            outside = "" if domain in self.in_class else ", outside the class"
+            return f"{where}: refuted{outside} ({dp.counterexample.one_line()}); proved for {done}"
+        miss = ", ".join(f"{n}x{m} {s}" for n, m, s in dp.failed)
+        why = f" ({dp.reason})" if dp.reason else ""
+        return f"{where}: proved for {done} only; not proved: {miss}{why}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"complete": self.complete, "max_users": self.max_users, "max_resources": self.max_resources,
-                "domain": self.domain, "proved": [list(s) for s in self.proved],
-                "failed": [list(s) for s in self.failed], "text": self.text()}
+                "weighted": self.weighted, "capped": self.capped, "zeros": self.zeros,
+                "proved": [list(s) for s in self.proved], "mark": self.mark(),
+                "domains": {d: p.to_dict() for d, p in self.domains.items()}, "text": self.text()}
+
+
+def proof_text(proof: CellProof | None) -> str:
+    """A cell's proof in words (``""`` without one)."""
+    return "" if proof is None else proof.text()
+
+
+def proof_dict(proof: CellProof | None) -> dict[str, Any]:
+    """``{"proof": ...}`` for a cell's JSON (``{}`` without one)."""
+    return {} if proof is None else {"proof": proof.to_dict()}
 
 
 def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float = 60,
                 workers: int | None = None) -> None:
-    """Attach a :class:`CellProof` to every ✓ cell of ``table`` whose policy
-    and property have SMT encodings (``table.proofs``), trying sizes in
-    increasing order and stopping at the first one not proved. Cells of
-    the discrete setting are left alone (the encodings are continuous);
-    a cell whose class allows zero demands is proved in that domain; the
-    proofs cover unweighted, uncapped instances whatever the class (the
-    text says so).
+    """Attach a :class:`CellProof` to every continuous ✓ cell of ``table``
+    (``table.proofs``): each size up to ``max_users x max_resources`` in
+    increasing order, in the positive domain and then with zero demands,
+    with weights / caps when the cell's class has them, stopping in a
+    domain at the first size not proved. A policy or property the prover
+    cannot encode gets a proof that says why. Cells of the discrete
+    setting are left alone.
 
-    A counterexample the prover finds (exactly re-verified, unweighted and
-    uncapped, so inside every class) is one the search missed: the cell
-    becomes a ✗ with it (``found_in == "prove"``), never a ✓ beside it.
+    A counterexample the prover finds in the cell's class (exactly
+    re-verified) is one the search missed: the cell becomes a ✗ with it
+    (``found_in == "prove"``), and its proof is kept only when it says
+    which domain holds (proved with positive demands, refuted with
+    zeros). One with zero demands outside the class leaves the ✓ and is
+    shown in the proof (``"zeros ✗"``).
 
     Parameters
     ----------
     timeout : float
         Seconds per size.
     """
-    from proofs.prover.encodings import encodings
-    from proofs.prover.properties import negations
-    from proofs.prover.result import COUNTEREXAMPLE, PROVED
-    from proofs.prover.symbolic import POSITIVE, ZEROS
-
     from .properties.base import CONTINUOUS
-    from .proving import prove
 
     for key, cell in table.cells.items():
-        if (cell.holds is not True or cell.mode != CONTINUOUS or cell.policy not in encodings()
-                or cell.property not in negations()):
+        if cell.holds is not True or cell.mode != CONTINUOUS:
             continue
-        neg = negations()[cell.property]
-        domain = ZEROS if cell.instance_class.zeros else POSITIVE  # the cell's class: zero demands or not
-        proof = CellProof(max_users, max_resources, domain=domain)
-        ms = [neg.resources] if neg.resources is not None else list(range(1, max_resources + 1))
-        sizes = [(n, m) for n in range(max(neg.min_users, 1), max_users + 1) for m in ms]
-        for k, (n, m) in enumerate(sizes):
-            r = prove(cell.policy, cell.property, n, m, domain=domain, timeout=timeout, workers=workers)
-            if r.status == COUNTEREXAMPLE and r.counterexample is not None:
-                cell.counterexample, cell.found_in = r.counterexample, "prove"
-                break
-            if r.status != PROVED:
-                proof.failed.append((n, m, r.status))
-                proof.failed += [(a, b, "skipped") for a, b in sizes[k + 1:]]
-                break
-            proof.proved.append((n, m))
-        if cell.holds:
+        proof = prove_cell(cell.policy, cell.property, max_users, max_resources, cell.instance_class, timeout,
+                           workers)
+        found = [proof.domains[d].counterexample for d in proof.in_class
+                 if d in proof.domains and proof.domains[d].counterexample is not None]
+        if found:
+            cell.counterexample, cell.found_in = found[0], "prove"
+        if not found or any(dp.complete for dp in proof.domains.values()):  # no "proved" beside a bare ✗
             table.proofs[key] = proof
+
+
+def prove_cell(policy: str, prop: str, max_users: int, max_resources: int, instance_class: Any = None,
+               timeout: float = 60, workers: int | None = None) -> CellProof:
+    """One cell proved at every size up to ``max_users x max_resources``,
+    with positive demands and then with zeros (not after a counterexample
+    with positive demands, which is one with zeros allowed too), weighted
+    and capped as ``instance_class`` (an
+    :class:`~analyzer.searching.classes.InstanceClass` or its name)."""
+    from .searching.classes import InstanceClass
+
+    cls = InstanceClass.parse(instance_class)
+    proof = CellProof(max_users, max_resources, weighted=cls.weights, capped=cls.caps, zeros=cls.zeros)
+    for domain in DOMAIN_ORDER:
+        dp = _prove_domain(policy, prop, proof, domain, timeout, workers)
+        proof.domains[domain] = dp
+        if dp.counterexample is not None:
+            break
+    return proof
+
+
+def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[int, int]], str]:
+    """The sizes to prove ``prop`` at, and why none when it has no negation."""
+    from models import PolicyError
+    from proofs.prover.properties import get_negation
+
+    try:
+        neg = get_negation(prop)
+    except PolicyError:
+        return [], f"{prop}: no SMT negation of this property"
+    ms = [neg.resources] if neg.resources is not None else list(range(1, max_resources + 1))
+    return [(n, m) for n in range(max(neg.min_users, 1), max_users + 1) for m in ms], ""
+
+
+def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout: float,
+                  workers: int | None) -> DomainProof:
+    """The cell proved size by size in one domain."""
+    from proofs.prover.result import COUNTEREXAMPLE, PROVED
+
+    from .proving import prove
+
+    dp = DomainProof(domain)
+    sizes, why = _sizes(prop, proof.max_users, proof.max_resources)
+    if why:
+        dp.failed, dp.reason = [(proof.max_users, proof.max_resources, "unknown")], why
+        return dp
+    for k, (n, m) in enumerate(sizes):
+        r = prove(policy, prop, n, m, domain=domain, weighted=proof.weighted, capped=proof.capped,
+                  timeout=timeout, workers=workers)
+        if r.status == COUNTEREXAMPLE and r.counterexample is not None:
+            dp.counterexample = r.counterexample
+            return dp
+        if r.status != PROVED:
+            dp.failed = [(n, m, r.status)] + [(a, b, "skipped") for a, b in sizes[k + 1:]]
+            dp.reason = r.reason
+            return dp
+        dp.proved.append((n, m))
+    return dp
+
+
+def checked_sizes(prove: Any, timeout: Any) -> tuple[int, int]:
+    """``prove=(N, M)`` and ``prove_timeout`` of
+    :func:`analyzer.property_table`, checked before the search.
+
+    Raises
+    ------
+    PolicyError
+        Bad input, naming the argument.
+    """
+    from models import PolicyError
+
+    ok = (isinstance(prove, tuple | list) and len(prove) == 2
+          and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in prove))
+    if not ok:
+        raise PolicyError(f"prove: expected (N, M), whole numbers >= 1, got {prove!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < float("inf"):
+        raise PolicyError(f"prove_timeout: must be a positive number of seconds, got {timeout!r}")
+    return int(prove[0]), int(prove[1])

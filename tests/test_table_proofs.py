@@ -44,13 +44,15 @@ def test_proved_cell_keeps_its_tick_and_proof() -> None:
     assert table.cell_text("drf", "sharing-incentive") == f"{HOLDS} (proved)"
 
 
-@pytest.mark.parametrize("option", ["weights", "caps"])
-def test_no_proved_mark_for_a_class_the_proof_does_not_cover(option: str) -> None:
+@pytest.mark.parametrize(("option", "mark"), [("weights", "(proved: weighted)"), ("caps", "(proved: capped)")])
+def test_proved_mark_names_the_class_it_covers(option: str, mark: str) -> None:
     table = _missed("drf", "sharing-incentive", InstanceClass.parse(option))
     prove_cells(table, 2, 2, workers=1)
-    assert table.proof("drf", "sharing-incentive").complete  # the evidence still says what was proved
-    assert table.cell_text("drf", "sharing-incentive") == HOLDS
-    assert "unweighted, uncapped" in table.cell_text("drf", "sharing-incentive", detail=True)
+    proof = table.proof("drf", "sharing-incentive")
+    assert proof.complete and (proof.weighted, proof.capped) == (option == "weights", option == "caps")
+    assert table.cell_text("drf", "sharing-incentive") == f"{HOLDS} {mark}"
+    words = "weighted, uncapped" if option == "weights" else "unweighted, capped"
+    assert words in table.cell_text("drf", "sharing-incentive", detail=True)
 
 
 @pytest.mark.parametrize("bad", ["0", "-1", "nan", "inf"])

@@ -49,6 +49,10 @@ class Encoding:
         The formula honours the symbolic weights ``market.w``.
     capped : bool
         The formula honours the symbolic task caps ``market.cap``.
+    validate : callable or None
+        ``validate(n, m, domain) -> None | reason``: why the formula does
+        not cover instances of that size and domain (checked by
+        :func:`analyzer.prove` before solving; ``None``: it covers all).
     """
 
     name: str
@@ -56,6 +60,7 @@ class Encoding:
     formula: Callable[[Market, Sequence[Any], str], list[Any]]
     weighted: bool = False
     capped: bool = False
+    validate: Callable[[int, int, str], str | None] | None = None
 
     def covers(self, weighted: bool, capped: bool) -> str | None:
         """``None`` when the encoding covers the class, else the reason."""
@@ -79,7 +84,7 @@ FACTORIES: Registry[Factory] = Registry("SMT-encoded policy family", lazy=(__nam
 #: Why a policy cannot be encoded, by policy name.
 UNENCODABLE: Registry[str] = Registry("unencodable policy", lazy=(__name__,), error=PolicyError)
 #: Fallbacks tried, in order, for a policy with no entry above (e.g. the
-#: tracer of user filling policies): ``fallback(name) -> Encoding``, raising
+#: tracer of user filling policies): ``fallback(label) -> Encoding``, raising
 #: :class:`Unencodable` when it does not apply.
 FALLBACKS: list[Callable[[str], Encoding]] = []
 
@@ -151,7 +156,7 @@ def get_encoding(policy: str) -> Encoding:
     reasons = []
     for fallback in FALLBACKS:
         try:
-            return fallback(name)
+            return fallback(policy)
         except Unencodable as e:
             reasons.append(str(e))
     raise Unencodable("; ".join(reasons) or f"{name}: no SMT encoding")

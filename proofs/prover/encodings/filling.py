@@ -11,6 +11,12 @@ Section 6.5.2): ``x`` is feasible and every user ``i`` has a saturated
 resource ``j`` it uses on which no user of ``j`` has a larger share. With
 every demand positive every resource is everybody's, so the condition
 becomes: all shares are equal and some resource is saturated.
+
+Weights and caps (Section 4.3; :mod:`models.filling`): the filled level
+of user ``i`` is ``y_i / w_i`` and a cap ``x_i <= k_i`` is a private link
+of user ``i``, so a user at its cap needs no other bottleneck: every
+user is at its cap or has a saturated resource it uses on which no user
+of it has a larger level.
 """
 
 from __future__ import annotations
@@ -25,17 +31,24 @@ from . import register_encoding
 
 
 def bottleneck(mk: Market, x: Sequence[Any], y: Sequence[Any]) -> list[Any]:
-    """Feasibility and the bottleneck condition on shares ``y``."""
-    cons = mk.feasible(x)
+    """Feasibility (caps included) and the bottleneck condition on the
+    levels ``y_i / w_i``."""
+    cons = mk.feasible(x) + mk.capped_tasks(x)
     n, m = mk.n, mk.m
-    if mk.positive:
-        cons += [y[i] == y[0] for i in range(1, n)]
+
+    def below(k: int, i: int) -> Any:
+        """``y_k / w_k <= y_i / w_i``."""
+        return y[k] <= y[i] if mk.w is None else y[k] * mk.w[i] <= y[i] * mk.w[k]
+
+    if mk.positive and mk.cap is None:
+        cons += [y[i] == y[0] if mk.w is None else y[i] * mk.w[0] == y[0] * mk.w[i] for i in range(1, n)]
         cons.append(z3.Or([mk.saturated(x, j) for j in range(m)]))
         return cons
     for i in range(n):
-        cons.append(z3.Or([z3.And(mk.saturated(x, j), mk.d[i][j] > 0,
-                                  *[z3.Implies(mk.d[k][j] > 0, y[k] <= y[i]) for k in range(n) if k != i])
-                           for j in range(m)]))
+        limited = [z3.And(mk.saturated(x, j), mk.uses(i, j),
+                          *[z3.Implies(mk.uses(k, j), below(k, i)) for k in range(n) if k != i])
+                   for j in range(m)]
+        cons.append(z3.Or(mk.at_cap(x, i), *limited))
     return cons
 
 
@@ -71,6 +84,6 @@ def _filling(shares: Callable[[Market, Sequence[Any], str], tuple[list[Any], lis
     return formula
 
 
-register_encoding("drf", "max")(_filling(_dominant_shares))
-register_encoding("asset", "sum")(_filling(_aggregate_shares))
-register_encoding("leximin-tasks", None)(_filling(lambda mk, x, tag: (list(x), [])))
+register_encoding("drf", "max", weighted=True, capped=True)(_filling(_dominant_shares))
+register_encoding("asset", "sum", weighted=True, capped=True)(_filling(_aggregate_shares))
+register_encoding("leximin-tasks", None, weighted=True, capped=True)(_filling(lambda mk, x, tag: (list(x), [])))

@@ -9,7 +9,7 @@ and registers it with :func:`register_negation`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,3 +139,42 @@ def allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] |
 def tasks(prefix: str, n: int) -> list[Any]:
     """Task variables of a deviated instance."""
     return [z3.Real(f"{prefix}{i}") for i in range(n)]
+
+
+def witness(mk: Market, **extra: Any) -> dict[str, Any]:
+    """The witness terms of a counterexample on ``mk``: its demands, its
+    weights and caps when symbolic, and ``extra`` vectors (a report, grown
+    capacities)."""
+    out: dict[str, Any] = {"demands": mk.d, **extra}
+    if mk.w is not None:
+        out["weights"] = mk.w
+    if mk.cap is not None:
+        out["caps"] = mk.cap
+    return out
+
+
+def below_cap(mk: Market, x: Sequence[Any], i: int) -> Any:
+    """``x_i < k_i`` (``True`` when uncapped)."""
+    return z3.BoolVal(True) if mk.cap is None else x[i] < mk.cap[i]
+
+
+def waterfilled(mk: Market, b: int, tag: str) -> tuple[list[Any], list[Any]]:
+    """Weighted max-min with caps on resource ``b`` (the reference of
+    bottleneck and single-resource fairness): ``z_i = min(k_i, t w_i /
+    d_ib)`` with the largest level ``t`` keeping ``sum_i z_i d_ib <= R_b``
+    (every user at its cap when that leaves capacity over). Needs
+    ``d_ib > 0`` for every user. Returns ``z`` and its constraints (they
+    determine ``z`` uniquely)."""
+    z = [z3.Real(f"{tag}z{i}") for i in range(mk.n)]
+    t = z3.Real(f"{tag}t")
+    cons = [t >= 0, mk.load(z, b) <= mk.R[b]]
+    for i in range(mk.n):
+        free = z[i] * mk.d[i][b] == t * mk.weight(i)
+        if mk.cap is None:
+            cons.append(free)
+        else:
+            cons.append(z3.Or(z3.And(free, z[i] <= mk.cap[i]),
+                              z3.And(z[i] == mk.cap[i], mk.cap[i] * mk.d[i][b] <= t * mk.weight(i))))
+    everyone_capped = z3.BoolVal(False) if mk.cap is None else z3.And([z[i] == mk.cap[i] for i in range(mk.n)])
+    cons.append(z3.Or(mk.saturated(z, b), everyone_capped))
+    return z, cons

@@ -1,0 +1,68 @@
+"""``table --prove`` in both demand domains and in weighted/capped classes
+(issue 21, item 4), and its Python form ``property_table(..., prove=)``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analyzer import property_table
+from analyzer.cli import main
+from models import PolicyError
+
+
+def test_proved_for_positive_demands_refuted_with_zeros_outside_the_class() -> None:
+    t = property_table(["drf"], ["population-monotonicity"], budget=20, workers=1, prove=(3, 2))
+    pr = t.proof("drf", "population-monotonicity")
+    assert t["drf", "population-monotonicity"].holds  # the paper's class has no zero demands
+    assert pr.complete and pr.domains["positive"].complete
+    zeros = pr.domains["zeros"].counterexample
+    assert zeros is not None and zeros.exact and (zeros.instance.demands == 0).any()
+    assert pr.mark() == "(proved; zeros ✗)"
+    assert t.cell_text("drf", "population-monotonicity") == "✓ (proved; zeros ✗)"
+    assert "zero demands: refuted, outside the class" in pr.text()
+
+
+def test_zero_class_cell_becomes_a_cross_and_says_positive_demands_hold() -> None:
+    t = property_table(["drf"], ["population-monotonicity"], budget=1, workers=1, prove=(3, 2),
+                       instance_class="zeros")
+    cell = t["drf", "population-monotonicity"]
+    assert cell.found_in == "prove"  # the one-instance search (seed 0) misses it
+    assert cell.holds is False and cell.counterexample.exact
+    pr = t.proof("drf", "population-monotonicity")
+    assert not pr.complete and pr.domains["positive"].complete
+    assert pr.text().startswith("proved for n ≤ 3, m ≤ 2 (z3; positive demands")
+    assert "[proved for n ≤ 3" in t.notes()[0]
+
+
+def test_weighted_capped_class_is_proved_and_says_so() -> None:
+    t = property_table(["drf"], ["envy-freeness", "sharing-incentive"], budget=20, workers=1, prove=(2, 2),
+                       instance_class="weights,caps")
+    for prop in ("envy-freeness", "sharing-incentive"):
+        pr = t.proof("drf", prop)
+        assert pr.complete and pr.weighted and pr.capped
+        assert t.cell_text("drf", prop) == "✓ (proved: weighted, capped)"
+        assert "weighted, capped" in pr.text()
+
+
+def test_cell_without_negation_says_why() -> None:
+    t = property_table(["ceei"], ["bottleneck-based-fairness"], budget=20, workers=1, prove=(2, 2))
+    assert t["ceei", "bottleneck-based-fairness"].holds  # seed 0
+    pr = t.proof("ceei", "bottleneck-based-fairness")
+    assert not pr.complete and "no SMT negation" in pr.text()
+    assert t.cell_text("ceei", "bottleneck-based-fairness") == "✓"
+
+
+@pytest.mark.parametrize("bad", [(2,), (0, 2), ("2", "2"), 3])
+def test_bad_prove_sizes_are_bad_input(bad: object) -> None:
+    with pytest.raises(PolicyError, match="prove"):
+        property_table(["drf"], ["envy-freeness"], budget=1, prove=bad)  # type: ignore[arg-type]
+
+
+def test_cli_json_has_the_domains(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "10", "--prove", "2,2",
+                 "--quiet", "--workers", "1", "--format", "json"]) == 0
+    proof = json.loads(capsys.readouterr().out)["cells"][0]["proof"]
+    assert proof["complete"] and proof["mark"] == "(proved)"
+    assert set(proof["domains"]) == {"positive", "zeros"} and proof["domains"]["zeros"]["complete"]

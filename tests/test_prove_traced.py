@@ -1,0 +1,138 @@
+"""User filling policies proved without writing an encoding (issue 21,
+item 2): the share function is traced on symbolic arrays; the traced
+encoding is the exact solver's allocation; untraceable share functions
+give "unknown" with the reason."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+import z3
+
+from analyzer import load_policy_file, prove, solve
+from analyzer.cli import main
+from analyzer.policy_file import forget_policy_file
+from analyzer.proving import crosscheck_instances
+from models import FillingPolicy
+from models.policy import POLICIES
+from proofs.prover.crosscheck import disagreement
+from proofs.prover.encodings import Unencodable, get_encoding
+from proofs.prover.symbolic import evaluate
+from proofs.prover.tracing import SymArray, Untraceable, trace
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "new_policy.py"
+
+
+@pytest.fixture
+def mix() -> Iterator[str]:
+    load_policy_file(EXAMPLE)
+    yield "drf-asset-mix"
+    forget_policy_file(EXAMPLE)
+
+
+class _MyDrf(FillingPolicy):
+    name = "my-drf-test"
+
+    def share_per_task(self, demands, capacity):  # type: ignore[no-untyped-def]
+        return np.max(demands / capacity, axis=1)
+
+
+class _CpuOnly(FillingPolicy):
+    name = "cpu-only-test"
+
+    def share_per_task(self, demands, capacity):  # type: ignore[no-untyped-def]
+        return demands[:, 0] / capacity[0]
+
+
+class _Branchy(FillingPolicy):
+    name = "branchy-test"
+
+    def share_per_task(self, demands, capacity):  # type: ignore[no-untyped-def]
+        s = demands / capacity
+        return np.where(s[:, 0] > s[:, 1], s[:, 0], s.sum(axis=1))
+
+
+@pytest.fixture
+def users() -> Iterator[None]:
+    for cls in (_MyDrf, _CpuOnly, _Branchy):
+        POLICIES.register(cls.name, cls)
+    yield
+    for cls in (_MyDrf, _CpuOnly, _Branchy):
+        POLICIES.unregister(cls.name)
+
+
+def test_symbolic_arrays_follow_numpy() -> None:
+    a, b, c = z3.Reals("a b c")
+    d = SymArray([[a, b], [c, a]])
+    terms = trace(lambda D, R: (D / R).mean(axis=1) * 2 + np.minimum(D[:, 0], 1) - D.sum(axis=1) / D.shape[1],
+                  [[a, b], [c, a]], [z3.RealVal(1), z3.RealVal(2)])
+    s = z3.Solver()
+    s.add(a == 1, b == 4, c == 3)
+    s.check()
+    assert evaluate(s.model(), terms) == [Fraction(3, 2), Fraction(5, 2)]
+    with pytest.raises(Untraceable):
+        bool(d[0, 0] > d[0, 1])
+    with pytest.raises(Untraceable):
+        np.exp(d)
+
+
+def test_traced_encoding_is_the_exact_solvers_allocation(mix: str, users: None) -> None:
+    """Cross-check on random small instances, weighted and capped, both domains."""
+    for policy in (mix, _MyDrf.name):
+        enc = get_encoding(policy)
+        assert enc.weighted and enc.capped and enc.normalise == "max"
+        for domain in ("positive", "zeros"):
+            for n, m in [(2, 2), (3, 2), (2, 3)]:
+                for inst in crosscheck_instances(n, m, domain, True, True, count=3, seed=7 * n + m):
+                    alloc = solve(inst, policy, exact=True)
+                    assert disagreement(enc, inst, alloc.x_exact, list(alloc.x), True, True) is None, inst.describe()
+
+
+def test_example_policy_is_proved_and_refuted(mix: str) -> None:
+    assert prove(mix, "envy-freeness", workers=1).status == "proved"
+    r = prove(mix, "sharing-incentive", workers=1)
+    assert r.status == "counterexample" and r.counterexample.exact
+
+
+def test_traced_drf_proves_what_drf_proves(users: None) -> None:
+    for prop in ("sharing-incentive", "strategy-proofness"):
+        assert prove(_MyDrf.name, prop, workers=1).status == "proved"
+
+
+def test_untraceable_share_function_is_unknown_with_reason(users: None) -> None:
+    with pytest.raises(Unencodable, match="cannot be traced"):
+        get_encoding(_Branchy.name)
+    r = prove(_Branchy.name, "envy-freeness", workers=1)
+    assert r.status == "unknown" and "cannot be traced" in r.reason
+
+
+def test_zero_shares_are_not_encoded(users: None) -> None:
+    # CPU-only shares vanish for a user needing no CPU: the family's second
+    # (DRF) phase is not encoded, so zero demands give unknown
+    r = prove(_CpuOnly.name, "pareto-efficiency", domain="zeros", workers=1)
+    assert r.status == "unknown" and "can be <= 0" in r.reason
+    assert prove(_CpuOnly.name, "pareto-efficiency", workers=1).status == "proved"
+
+
+def test_cli_prove_with_policy_file(capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        code = main(["prove", "drf-asset-mix", "envy-freeness", "--policy-file", str(EXAMPLE), "--workers", "1"])
+    finally:
+        forget_policy_file(EXAMPLE)
+    assert code == 0 and "PROVED" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_example_policy_row_every_tick_proved(mix: str) -> None:
+    """The issue's acceptance: examples/new_policy.py's row, every ✓ proved at 2x2 (positive demands)."""
+    from analyzer import property_table
+
+    t = property_table([mix], budget=50, workers=1, prove=(2, 2))
+    ticks = [q for q in t.properties if t[mix, q].holds]
+    assert ticks and all(t.proof(mix, q).domains["positive"].complete for q in ticks), \
+        {q: t.proof(mix, q).text() for q in ticks}
