@@ -120,12 +120,14 @@ def optimise(run: Run, seed: int) -> Run:
     return run
 
 
-def sample(run: Run, seed: int) -> Run:
-    """The baseline: the same budget of uniformly random points (log scale)."""
+def sample(run: Run, seed: int, log: bool = True) -> Run:
+    """The baselines: the same budget of random points, log-uniform in the
+    search's box (``log``) or with demands uniform in ``(0, 1]``."""
     rng = np.random.default_rng(seed)
     try:
         while True:
-            run.loss(rng.uniform(-WORST_LOG_SPAN, 0.0, run.space.dim), "random")
+            u = rng.uniform(-WORST_LOG_SPAN, 0.0, run.space.dim) if log else np.log1p(-rng.random(run.space.dim))
+            run.loss(u, "random")
     except _Stop:
         pass
     except KeyboardInterrupt:
