@@ -136,3 +136,56 @@ def test_cli_single_and_table(capsys: pytest.CaptureFixture[str], tmp_path: Path
         code, out, _ = run_cli(capsys, "--policies", "drf,asset", "--metrics", "envy,utilization", "--budget", "8",
                                "--workers", "1", "--format", fmt)
         assert code == 0 and "asset" in out and "utilization" in out
+
+
+def test_the_bound_queries_decide_both_ways() -> None:
+    from proofs.bounds import PROVED, WORSE, worse_than
+
+    assert worse_than("drf", "efficiency", 2, 2, "positive", F(1, 2), 60).status == PROVED
+    ans = worse_than("drf", "efficiency", 2, 2, "positive", F(95, 100), 60)
+    assert ans.status == WORSE and ans.demands is not None
+    inst = Instance.from_exact([1, 1], ans.demands)
+    assert get_metric("efficiency").measure(solve_policy("drf"), inst).value < F(95, 100)
+
+
+def test_drf_manipulation_gain_is_exactly_one() -> None:
+    r = worst_case("drf", "manipulation-gain", 3, 2, budget=6)
+    assert r.value == 1 and isinstance(r.value, Fraction) and r.exact
+
+
+def test_plot_returns_the_figure() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    r = worst_case("drf", "efficiency", 2, 2, budget=30, bound=False)
+    fig = r.plot()
+    assert fig.axes[0].get_ylabel() == "efficiency"
+
+
+def test_the_table_on_processes_equals_one_process() -> None:
+    from analyzer.worst.table import worst_table
+
+    args = {"users": 2, "resources": 2, "budget": 15, "seed": 2}
+    one = worst_table(["drf", "asset"], ["efficiency", "sharing-incentive"], workers=1, **args)
+    two = worst_table(["drf", "asset"], ["efficiency", "sharing-incentive"], workers=2, **args)
+    assert {k: (c.value, c.instance) for k, c in one.cells.items()} == {k: (c.value, c.instance)
+                                                                        for k, c in two.cells.items()}
+    assert one["asset", "sharing-incentive"].value < 1  # asset fairness breaks sharing incentive
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("m, most", [(2, 0.62), (3, 0.52)])
+def test_drf_efficiency_with_six_users_reaches_the_family(m: int, most: float) -> None:
+    r = worst_case("drf", "efficiency", 6, m, seed=0)
+    assert F(1, m) <= r.value <= most and r.exact
+    assert get_metric("efficiency").measure(solve_policy("drf"), Instance.from_dict(r.instance.to_dict())).value \
+        == r.value
+
+
+@pytest.mark.slow
+def test_ceei_manipulation_gain_is_confirmed_by_check(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    save = tmp_path / "ceei.toml"
+    code, out, _ = run_cli(capsys, "ceei", "manipulation-gain", "--budget", "40", "--save", str(save),
+                           "--format", "json")
+    assert code == 0 and F(json.loads(out)["value"]) > 1
+    assert main(["check", str(save), "--policy", "ceei", "--property", "strategy-proofness"]) == 1
