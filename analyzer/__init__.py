@@ -36,6 +36,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "search": (".searching.engine", "search"),
     "simulate": (".simulation", "simulate"),
     "load_trace": (".simulation", "load_trace"),
+    "worst_case": (".worst.core", "worst_case"),
 }
 
 
@@ -69,4 +70,5 @@ __all__ = [
     "search",
     "simulate",
     "solve",
+    "worst_case",
 ]

@@ -167,3 +167,24 @@ ENCODING_CHECK_ATOL: float = 1e-6
 #: different from theirs (float64 keys carry a relative error of a few
 #: 1e-16); such neighbours are re-sorted with exact integer keys.
 KEY_NEAR: float = 1e-12
+
+#: Worst-case search (analyzer/worst): a rounded (shrunk) instance replaces
+#: the optimiser's float instance when its exact metric value is at most
+#: this relative distance less bad than the float value found.
+WORST_SHRINK_RTOL: float = 1e-3
+
+#: The same for metrics whose float value is itself an inner optimum (the
+#: manipulation gain's best report, found again on the rounded instance):
+#: their value moves more under rounding.
+WORST_SHRINK_RTOL_LOOSE: float = 2e-2
+
+#: Worst-case search: the optimiser's log-demand coordinates lie in
+#: ``[-WORST_LOG_SPAN, 0]`` (demands between ``e^-span`` and 1 of a unit
+#: capacity); in the zeros domain a coordinate below ``-WORST_ZERO_CUT`` is
+#: the demand 0.
+WORST_LOG_SPAN: float = 12.0
+WORST_ZERO_CUT: float = 10.0
+
+#: Bisection of a proved bound (proofs/bounds): stop when the proved value
+#: and the attained value are this close (absolute, on the metric).
+BOUND_BISECTION_TOL: float = 1e-3
