@@ -28,7 +28,7 @@ import numpy as np
 
 from models import Allocation, Instance
 
-from .figure import LEGEND_MAX_USERS, axis_top, plot_format, render_figure, user_colors, users_key
+from .style import LEGEND_MAX_USERS, axis_top, plot_format, render_figure, user_colors, users_key
 
 #: Above this many bar segments in a panel, stacked step areas (shares)
 #: and markers (dominant shares) are drawn instead of bars (speed).
@@ -122,7 +122,7 @@ def plot_allocations(instance: Instance, data: Sequence[PlotSeries | Allocation]
         Width and height in inches (default: from the number of policies
         and resources).
     dpi : float, optional
-        Resolution of raster output (default :data:`analyzer.figure.DEFAULT_DPI`).
+        Resolution of raster output (default :data:`analyzer.plotting.style.DEFAULT_DPI`).
     style : str, optional
         A matplotlib style (``"seaborn-v0_8-paper"``, ``"grayscale"``, ...).
 
