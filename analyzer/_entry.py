@@ -29,6 +29,15 @@ def _interrupted() -> int:
     return EXIT_INTERRUPTED
 
 
+def _quiet() -> None:
+    """From here on Ctrl-C changes nothing: ignore it, and the timer that
+    delivers one held during an import (:mod:`analyzer.interrupts`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+
+
 def main() -> None:
     """Run the command line with Ctrl-C handled throughout; exits."""
     install()
@@ -41,8 +50,10 @@ def main() -> None:
                 stream.flush()
             except BrokenPipeError:
                 pass
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "getitimer") and signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+            raise KeyboardInterrupt  # a Ctrl-C held by an import, not delivered yet
+        _quiet()
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _quiet()
         code = _interrupted()
     sys.exit(code)
