@@ -55,7 +55,8 @@ SIMULATE = [sys.executable, "-m", "analyzer", "simulate", "examples/sim_section_
 
 
 def timed_child(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall seconds, CPU seconds (user + system) of one run, and its stderr."""
+    """Wall seconds, CPU seconds (user + system) of one run, and its stderr
+    (not a terminal: without the compilation notice)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(cmd, check=True, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -71,13 +72,12 @@ def simulate_times() -> None:
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "FAIRALLOC_CACHE_DIR": cache}
         env.pop("FAIRALLOC_NO_NUMBA", None)
-        first, first_cpu, notice = timed_child(SIMULATE, env)
+        first, first_cpu, _ = timed_child(SIMULATE, env)
         warm = [timed_child(SIMULATE, env) for _ in range(3)]
         python, python_cpu, _ = timed_child(SIMULATE, {**env, "FAIRALLOC_NO_NUMBA": "1"})
     w_wall, w_cpu = min(w for w, _, _ in warm), min(c for _, c, _ in warm)
     print("fairalloc simulate examples/sim_section_7_1.toml (wall s, CPU s of the process):")
     report("  first run, empty kernel cache (compiles)", first, f"cpu {first_cpu:.2f} s")
-    print(f"    its notice: {notice.strip() or '(none)'}")
     report("  warm run (cache loaded), best of 3", w_wall, f"cpu {w_cpu:.2f} s")
     report("  plain Python (FAIRALLOC_NO_NUMBA=1), the baseline", python, f"cpu {python_cpu:.2f} s")
     print(f"{'  first run / warm run (CPU)':<60s} {first_cpu / w_cpu:10.1f} x")

@@ -88,3 +88,18 @@ def test_the_fingerprint_follows_versions_sources_and_constants(tmp_path: Path) 
         sys.path.remove(str(tmp_path / "src"))
         sys.modules.pop("kmod_helper", None)
         sys.modules.pop("kmod_kernel", None)
+
+
+def test_the_command_line_announces_a_compilation_on_a_terminal(capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from analyzer import cli
+    from models import compiled
+
+    monkeypatch.setattr(compiled, "_NOTICE", [None])
+    assert cli.main(["policies"]) == 0 and compiled._NOTICE[0] is cli._note
+    capsys.readouterr()
+    cli._note("compiling the fast kernels with numba, once (cached in X)")
+    assert capsys.readouterr().err == ""  # captured, not a terminal: silent
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    cli._note("compiling the fast kernels with numba, once (cached in X)")
+    assert capsys.readouterr().err == "fairalloc: compiling the fast kernels with numba, once (cached in X)\n"
