@@ -128,6 +128,35 @@ def test_ctrl_c_at_any_moment_exits_130_with_one_line(command: str, tmp_path: Pa
     _sweep(command, tmp_path)
 
 
+@pytestmark_linux
+def test_ctrl_c_up_to_the_last_write_of_a_short_command(tmp_path: Path) -> None:
+    """A command that ends on its own: whatever moment Ctrl-C hits (imports,
+    solving, writing, after the last write), the run either completed
+    (exit 0, the whole output, nothing on stderr) or says so in one line
+    (exit 130)."""
+    args = [sys.executable, "-m", "analyzer", "solve", "examples/paper_two_users.toml", "--exact"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    full = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert full.returncode == 0, full.stderr
+    runs = [(subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True), delay) for delay in (0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 4.0)]
+    for proc, delay in runs:
+        while proc.poll() is None and not _handler_installed(proc.pid):
+            time.sleep(0.002)
+        if delay:
+            time.sleep(delay)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+    for proc, delay in runs:
+        stdout, stderr = proc.communicate(timeout=120)
+        assert proc.returncode in (0, 130), (delay, proc.returncode, stderr)
+        assert "Traceback" not in stderr, (delay, stderr)
+        if proc.returncode == 0:
+            assert stdout == full.stdout and stderr == "", (delay, stderr)
+        else:
+            assert stderr == "fairalloc: error: interrupted\n", (delay, stderr)
+
+
 @pytest.fixture
 def busy_machine():
     """Four processes spinning on the CPU beside the test (started and
