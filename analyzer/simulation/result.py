@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from models.display import HTML_MAX_ROWS, html_table, short_repr, to_frame
+from models.display import HTML_MAX_ROWS, html_table, require_pandas, short_repr
 
 #: The longest repr of a simulation result (characters).
 REPR_MAX_CHARS: int = 400
@@ -206,26 +206,28 @@ class SimulationResult:
                    + ", ".join(f"{r} {v:.3g}" for r, v in self.utilization_mean.items()))
         return html_table(["user", "jobs completed", "mean response time (s)"], rows, caption, total=len(self.users))
 
-    def tidy(self) -> tuple[list[str], list[list[Any]]]:
-        """Columns and rows of :meth:`to_pandas`: one row per time x user x
-        resource, at every event time of the run (the shares are step
-        functions: a row's values hold until the next time); see
+    def tidy(self) -> dict[str, np.ndarray]:
+        """The columns of :meth:`to_pandas` as arrays: one row per time x
+        user x resource, at every event time of the run (the shares are
+        step functions: a row's values hold until the next time); see
         :meth:`user_log` for the error when per-user use was not recorded."""
         self.user_log()
         tl = self.timeline()
         shares, util = tl["shares"], tl["utilization"]
-        dom = shares.max(axis=2, initial=0.0)
-        rows = [[self.policy, float(t), u, r, float(shares[k, i, j]), float(dom[k, i]), float(util[k, j])]
-                for k, t in enumerate(self.times) for i, u in enumerate(self.users)
-                for j, r in enumerate(self.resources)]
-        return list(TIDY_COLUMNS), rows
+        t_n, n, m = shares.shape
+        dom = np.broadcast_to(shares.max(axis=2, initial=0.0)[:, :, None], shares.shape)
+        columns = (np.full(shares.size, self.policy, dtype=object), np.repeat(self.times.astype(float), n * m),
+                   np.tile(np.repeat(np.array(self.users, dtype=object), m), t_n),
+                   np.tile(np.array(self.resources, dtype=object), t_n * n), shares.reshape(-1),
+                   dom.reshape(-1), np.broadcast_to(util[:, None, :], shares.shape).reshape(-1))
+        return dict(zip(TIDY_COLUMNS, columns, strict=True))
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per time x user x resource
         with the user's share of the resource, its dominant share and the
         resource's utilisation from that time on (Ghodsi et al., NSDI 2011,
         Figures 8 and 13 are plots of these columns)."""
-        return to_frame(*self.tidy(), owner="SimulationResult.to_pandas()")
+        return require_pandas("SimulationResult.to_pandas()").DataFrame(self.tidy())
 
     def plot(self, ax: Any = None) -> Any:
         """The paper's Figure 8 layout for this run (each user's share of
