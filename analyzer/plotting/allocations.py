@@ -31,7 +31,7 @@ from models import Allocation, Instance
 if TYPE_CHECKING:
     from matplotlib.typing import HashableList
 
-from .figure import LEGEND_MAX_USERS, axis_top, plot_format, render_figure, user_colors, users_key
+from .style import LEGEND_MAX_USERS, axis_top, plot_format, render_figure, user_colors, users_key
 
 #: Above this many bar segments in a panel, stacked step areas (shares)
 #: and markers (dominant shares) are drawn instead of bars (speed).
@@ -125,7 +125,7 @@ def plot_allocations(instance: Instance, data: Sequence[PlotSeries | Allocation]
         Width and height in inches (default: from the number of policies
         and resources).
     dpi : float, optional
-        Resolution of raster output (default :data:`analyzer.figure.DEFAULT_DPI`).
+        Resolution of raster output (default :data:`analyzer.plotting.style.DEFAULT_DPI`).
     style : str, optional
         A matplotlib style (``"seaborn-v0_8-paper"``, ``"grayscale"``, ...).
 
