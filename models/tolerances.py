@@ -147,3 +147,10 @@ ENCODING_CHECK_ATOL: float = 1e-6
 #: different from theirs (float64 keys carry a relative error of a few
 #: 1e-16); such neighbours are re-sorted with exact integer keys.
 KEY_NEAR: float = 1e-12
+
+#: A violation margin (:meth:`analyzer.properties.base.Property.margin`,
+#: relative to the quantities compared) above ``-MARGIN_TIE`` is a numeric
+#: tie: the search's margin optimisation, which drives instances towards
+#: ties, does not send such an instance to the exact check (the checks'
+#: own screens need a gap of :data:`COMPARE_RTOL` too).
+MARGIN_TIE: float = COMPARE_RTOL
