@@ -188,3 +188,10 @@ WORST_ZERO_CUT: float = 10.0
 #: Bisection of a proved bound (proofs/bounds): stop when the proved value
 #: and the attained value are this close (absolute, on the metric).
 BOUND_BISECTION_TOL: float = 1e-3
+
+#: A violation margin (:meth:`analyzer.properties.base.Property.margin`,
+#: relative to the quantities compared) above ``-MARGIN_TIE`` is a numeric
+#: tie: the search's margin optimisation, which drives instances towards
+#: ties, does not send such an instance to the exact check (the checks'
+#: own screens need a gap of :data:`COMPARE_RTOL` too).
+MARGIN_TIE: float = COMPARE_RTOL

@@ -83,7 +83,7 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
                 out.violation, out.phase = v, phase
                 break
             if margin is not None and pos % MARGIN_EVERY == 0:
-                mg = safe_margin(margin, cell.policy, inst)
+                mg = safe_margin(margin, cell.policy, inst, cell.mode)
                 if mg is not None:
                     out.near.append((mg, pos))
             if checked >= limit:
@@ -121,11 +121,14 @@ def check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | 
     return checked_kind(cell, inst) if kind == "c" else (kind, None, None)
 
 
-def safe_margin(margin: Callable[[Policy, Instance], float], policy: Policy, inst: Instance) -> float | None:
-    """The property's margin on ``inst``, or ``None`` when it is not finite
-    or the policy cannot be solved there (the search then skips it)."""
+def safe_margin(margin: Callable[[Policy, Instance, str], float], policy: Policy, inst: Instance,
+                mode: str) -> float | None:
+    """The property's margin on ``inst`` in the search's ``mode`` (a
+    discrete search steers by the discrete margin), or ``None`` when it is
+    not finite or the policy cannot be solved there (the search then skips
+    it)."""
     try:
-        mg = float(margin(policy, inst))
+        mg = float(margin(policy, inst, mode))
     except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
         return None
     return mg if math.isfinite(mg) else None
