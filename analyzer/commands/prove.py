@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from ..proving import prove
 
     if args.discrete:
-        from .prove_discrete import run_discrete
+        from ._prove_discrete import run_discrete
 
         return run_discrete(args)
     for flag in ("bound", "scheduler", "resume"):
@@ -96,7 +96,7 @@ def text(r: Any) -> str:
 
     a = r.assumptions
     if "bound" in a:
-        from .prove_discrete import discrete_text
+        from ._prove_discrete import discrete_text
 
         return discrete_text(r)
     size = f"{r.users} users x {r.resources} resources"
