@@ -48,6 +48,16 @@ class DiscreteCellProof:
         """Proved at every size asked for."""
         return bool(self.proved) and not self.failed
 
+    def mark(self) -> str:
+        """The suffix of the ✓: ``"(proved: bound 4)"``, with the class's
+        zeros, weights and caps named (``"(proved: bound 2, weighted)"``);
+        ``""`` when not proved at every size."""
+        if not self.complete:
+            return ""
+        words = [f"bound {self.bound}"] + [w for w, on in (("zeros", self.domain == "zeros"),
+                                                           ("weighted", self.weighted), ("capped", self.capped)) if on]
+        return f"(proved: {', '.join(words)})"
+
     def text(self) -> str:
         """``"proved for n ≤ 2, m ≤ 2, every integer instance within the
         bound 4 (...)"`` or which sizes were proved and which not."""
@@ -64,7 +74,7 @@ class DiscreteCellProof:
         return {"complete": self.complete, "max_users": self.max_users, "max_resources": self.max_resources,
                 "bound": self.bound, "domain": self.domain, "weighted": self.weighted, "capped": self.capped,
                 "proved": [list(s) for s in self.proved], "failed": [list(s) for s in self.failed],
-                "text": self.text()}
+                "mark": self.mark(), "text": self.text()}
 
 
 def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: int, timeout: float = 60,
