@@ -25,6 +25,7 @@ from typing import Any
 
 from models import PolicyError, get_policy
 
+from .bounded.deciders import DECIDERS
 from .bounded.space import DOMAINS, Space
 from .bounded.store import Progress, load, save
 from .bounded.symmetry import RESOURCE_SYMMETRIC
@@ -115,7 +116,7 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     if why:
         result.reason = why
         return result
-    job = Job(pol.label, prop, space, pol.name in RESOURCE_SYMMETRIC)
+    job = Job(pol.label, prop, space, pol.name in RESOURCE_SYMMETRIC and prop in DECIDERS)
     run = {"policy": job.policy, "property": job.property, "class": space.to_dict(), "resources": job.resources,
            "chunk": _chunk(space)}
     state = load(resume, run)
@@ -123,6 +124,8 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     hit, why = _drive(job, state, resume, workers, scheduler, t0 + timeout, stop, progress)
     _conclude(result, job, state, hit, why)
     result.seconds = time.perf_counter() - t0
+    for case in result.cases:
+        case.seconds = result.seconds
     return result
 
 
