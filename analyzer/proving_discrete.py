@@ -122,7 +122,7 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     state = load(resume, run)
     t0 = time.perf_counter()
     hit, why = _drive(job, state, resume, workers, scheduler, t0 + timeout, stop, progress)
-    _conclude(result, job, state, hit, why)
+    _conclude(result, job, state, hit, why, resume)
     result.seconds = time.perf_counter() - t0
     for case in result.cases:
         case.seconds = result.seconds
@@ -222,7 +222,7 @@ def _result(policy: str, prop: str, space: Space) -> Any:
     return ProofResult(UNDECIDED, policy, prop, space.users, space.resources, space.domain, assumptions=assumptions)
 
 
-def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str) -> None:
+def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str, resume: Any) -> None:
     """Status, note and the one case from the run's outcome."""
     from proofs.prover.result import COUNTEREXAMPLE, PROVED, SAT, UNKNOWN, UNSAT, CaseResult
 
@@ -250,5 +250,6 @@ def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str) -> Non
         return
     result.reason = why
     if why in (INTERRUPTED, "timeout"):
-        result.reason += f" after {state.covered:,} of {space.class_size:,} instances (a progress file keeps them)"
+        kept = f"; {resume} keeps them" if resume is not None else "; resume=FILE (--resume) would keep them"
+        result.reason += f" after {state.covered:,} of {space.class_size:,} instances{kept}"
     result.cases = [CaseResult(label, UNKNOWN, 0.0, reason=why)]
