@@ -145,8 +145,8 @@ def _by_check(ctx: Context, point: Point, pairs: set[tuple[int, int]] | None) ->
 @DECIDERS.register("single-resource-fairness")
 @DECIDERS.register("bottleneck-fairness")
 def decide_truthful(ctx: Context, point: Point) -> Hit | None:
-    """The check on ``point`` (on every user permutation unless the
-    instance is order-free)."""
+    """The check on ``point`` and on every input order of its tied users
+    (:func:`~.symmetry.ties`)."""
     return _by_check(ctx, point, set() if ctx.alone else ties(ctx.share, ctx.instance(point)))
 
 
@@ -177,9 +177,9 @@ def reports(space: Space, row: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
 
 @DECIDERS.register("strategy-proofness")
 def decide_lies(ctx: Context, point: Point) -> Hit | None:
-    """Every user's every report within the bound, verified exactly; a
-    report whose truthful or lied instance is not order-free (the liar
-    marked) is tried on every user permutation."""
+    """Every user's every report within the bound, verified exactly, on
+    every input order of the users tied in the truthful or the lied
+    instance (the liar marked as different from everyone)."""
     from ..properties.strategy_proofness import StrategyProofness
 
     sp = ctx.prop if isinstance(ctx.prop, StrategyProofness) else StrategyProofness()
@@ -212,9 +212,8 @@ def growths(space: Space, cap: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
 
 @DECIDERS.register("resource-monotonicity")
 def decide_growths(ctx: Context, point: Point) -> Hit | None:
-    """Every growth of the capacities within the bound, verified exactly
-    (on every user permutation when the instance or the grown one is not
-    order-free)."""
+    """Every growth of the capacities within the bound, verified exactly,
+    on every input order of the users tied before or after the growth."""
     inst = ctx.instance(point)
     here = set() if ctx.alone else ties(ctx.share, inst)
     for cap in growths(ctx.space, point[0]):
