@@ -113,6 +113,10 @@ class CellProof:
         """What was proved, per domain: ``"proved for n ≤ 3, m ≤ 3 (z3;
         positive and zero demands, unweighted, uncapped)"``, or each
         domain's outcome."""
+        tried = [self.domains[d] for d in DOMAIN_ORDER if d in self.domains]
+        if tried and all(not dp.proved and dp.counterexample is None for dp in tried) \
+                and len({dp.reason for dp in tried}) == 1 and tried[0].reason:
+            return f"not proved: {tried[0].reason}"  # e.g. a policy the prover cannot encode
         done = [d for d in DOMAIN_ORDER if d in self.domains and self.domains[d].complete]
         parts = []
         if done:
@@ -132,8 +136,10 @@ class CellProof:
         if dp.counterexample is not None:
             outside = "" if domain in self.in_class else ", outside the class"
             return f"{where}: refuted{outside} ({dp.counterexample.one_line()}); proved for {done}"
-        miss = ", ".join(f"{n}x{m} {s}" for n, m, s in dp.failed)
         why = f" ({dp.reason})" if dp.reason else ""
+        if not dp.proved:
+            return f"{where}: not proved{why}"
+        miss = ", ".join(f"{n}x{m} {s}" for n, m, s in dp.failed)
         return f"{where}: proved for {done} only; not proved: {miss}{why}"
 
     def to_dict(self) -> dict[str, Any]:
