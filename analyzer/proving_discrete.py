@@ -66,7 +66,7 @@ def prove_discrete(policy: str, property: str, users: int = 2, resources: int = 
     domain : {"positive", "zeros"}
         Demands in ``1..K``, or ``0..K`` (each user needing something).
     weighted, capped : bool
-        Also every weight in ``1..K`` / every cap in ``1..K`` or none.
+        Also every weight in ``1..K`` / every cap in ``0..K`` or none.
     timeout : float
         Wall-clock seconds, then ``"unknown"`` (the progress kept).
     workers : int or None
@@ -211,7 +211,7 @@ def _result(policy: str, prop: str, space: Space) -> Any:
         "demands": f"integers in {space.low}..{K}" + (", each user needing some resource" if space.low == 0 else ""),
         "capacities": f"integers in 1..{K}",
         "weights": f"integers in 1..{K}" if space.weighted else "equal (unweighted)",
-        "caps": f"integers in 1..{K} or none" if space.capped else "none",
+        "caps": f"integers in 0..{K} or none" if space.capped else "none",
         "setting": "discrete: whole tasks by progressive filling (Algorithm 1, default engine settings), one pool",
         "class": space.describe(), "instances": space.class_size,
         "solver": "exhaustive enumeration, exact integer arithmetic", "cases": 1,

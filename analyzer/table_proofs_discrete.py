@@ -27,7 +27,8 @@ class DiscreteCellProof:
     domain : str
         ``"positive"`` or ``"zeros"`` (the cell's class).
     weighted, capped : bool
-        Whether weights / caps in ``1..K`` were enumerated (the cell's class).
+        Whether weights in ``1..K`` / caps in ``0..K`` or none were
+        enumerated (the cell's class).
     proved : list of (n, m)
         Sizes proved.
     failed : list of (n, m, reason)
@@ -61,8 +62,9 @@ class DiscreteCellProof:
     def text(self) -> str:
         """``"proved for n ≤ 2, m ≤ 2, every integer instance within the
         bound 4 (...)"`` or which sizes were proved and which not."""
-        extra = ", ".join(w for w, on in (("weights", self.weighted), ("caps", self.capped)) if on)
-        scope = f"{self.domain} demands, " + (f"{extra} in 1..{self.bound}" if extra else "unweighted, uncapped")
+        K = self.bound
+        extra = [w for w, on in ((f"weights in 1..{K}", self.weighted), (f"caps in 0..{K} or none", self.capped)) if on]
+        scope = f"{self.domain} demands, " + (", ".join(extra) if extra else "unweighted, uncapped")
         if self.complete:
             return (f"proved for n ≤ {self.max_users}, m ≤ {self.max_resources}, every integer instance within "
                     f"the bound {self.bound} (exhaustive; {scope})")

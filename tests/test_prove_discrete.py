@@ -124,8 +124,8 @@ def test_weighted_capped_class() -> None:
     factor, (2, 2), stands for (1, 1))."""
     r = prove_discrete("drf", "population-monotonicity", 2, 1, bound=2, weighted=True, capped=True, workers=1)
     assert r.status == "proved"
-    assert r.assumptions["instances"] == 2 * 2 ** 2 * 2 ** 2 * 3 ** 2
-    assert "weights in 1..2, caps in 1..2 or none" in r.note
+    assert r.assumptions["instances"] == 2 * 2 ** 2 * 2 ** 2 * 4 ** 2
+    assert "weights in 1..2, caps in 0..2 or none" in r.note
 
 
 def test_too_large_a_class_is_unknown() -> None:
