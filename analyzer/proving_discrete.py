@@ -29,7 +29,7 @@ from .bounded.deciders import DECIDERS
 from .bounded.space import DOMAINS, Space
 from .bounded.store import Progress, load, save
 from .bounded.symmetry import RESOURCE_SYMMETRIC
-from .bounded.worker import ChunkResult, Job, check_chunk
+from .bounded.worker import ChunkResult, Job, check_chunk, forget_contexts
 from .properties.base import get_property
 
 #: The largest class (grid indices) the exhaustive check takes on; a
@@ -120,6 +120,7 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     run = {"policy": job.policy, "property": job.property, "class": space.to_dict(), "resources": job.resources,
            "chunk": _chunk(space)}
     state = load(resume, run)
+    forget_contexts()
     t0 = time.perf_counter()
     hit, why = _drive(job, state, resume, workers, scheduler, t0 + timeout, stop, progress)
     _conclude(result, job, state, hit, why, resume)
