@@ -33,6 +33,9 @@ class DiscreteCellProof:
         Sizes proved.
     failed : list of (n, m, reason)
         Sizes not proved (unknown: why), and the ones skipped after.
+    deviations : str
+        For strategy-proofness and resource monotonicity, the deviations
+        decided (every report / growth within the bound).
     """
 
     max_users: int
@@ -43,6 +46,7 @@ class DiscreteCellProof:
     capped: bool = False
     proved: list[tuple[int, int]] = field(default_factory=list)
     failed: list[tuple[int, int, str]] = field(default_factory=list)
+    deviations: str = ""
 
     @property
     def complete(self) -> bool:
@@ -65,6 +69,7 @@ class DiscreteCellProof:
         K = self.bound
         extra = [w for w, on in ((f"weights in 1..{K}", self.weighted), (f"caps in 0..{K} or none", self.capped)) if on]
         scope = f"{self.domain} demands, " + (", ".join(extra) if extra else "unweighted, uncapped")
+        scope += f"; deviations: {self.deviations}" if self.deviations else ""
         if self.complete:
             return (f"proved for n ≤ {self.max_users}, m ≤ {self.max_resources}, every integer instance within "
                     f"the bound {self.bound} (exhaustive; {scope})")
@@ -76,7 +81,7 @@ class DiscreteCellProof:
         return {"complete": self.complete, "max_users": self.max_users, "max_resources": self.max_resources,
                 "bound": self.bound, "domain": self.domain, "weighted": self.weighted, "capped": self.capped,
                 "proved": [list(s) for s in self.proved], "failed": [list(s) for s in self.failed],
-                "mark": self.mark(), "text": self.text()}
+                "deviations": self.deviations, "mark": self.mark(), "text": self.text()}
 
 
 def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: int, timeout: float = 60,
@@ -110,6 +115,7 @@ def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: 
             if r.status == COUNTEREXAMPLE:
                 cell.counterexample, cell.found_in = r.counterexample, "prove"
                 break
+            proof.deviations = r.assumptions.get("deviations", "")
             if r.status != PROVED:
                 proof.failed.append((n, m, r.reason or r.status))
                 proof.failed += [(a, b, "skipped") for a, b in sizes[k + 1:]]

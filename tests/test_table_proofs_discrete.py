@@ -48,3 +48,10 @@ def test_bad_flags(argv: list[str], flag: str, capsys: pytest.CaptureFixture[str
     assert cli.main(["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "2", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and flag in err[0]
+
+
+def test_proof_names_the_deviations_decided() -> None:
+    t = property_table(["drf"], ["resource-monotonicity"], budget=1, seed=0, mode="discrete", workers=1)
+    prove_discrete_cells(t, 2, 1, 3, workers=1)
+    proof = t.proof("drf", "resource-monotonicity")
+    assert proof.complete and "every growth of the capacities within 1..3" in proof.text()
