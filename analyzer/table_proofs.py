@@ -180,6 +180,11 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     ----------
     timeout : float
         Seconds per size.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On Ctrl-C; the cells proved so far keep their proofs.
     """
     from .properties.base import CONTINUOUS
 
@@ -231,6 +236,7 @@ def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[in
 def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout: float,
                   workers: int | None) -> DomainProof:
     """The cell proved size by size in one domain."""
+    from proofs.prover.driver import INTERRUPTED
     from proofs.prover.result import COUNTEREXAMPLE, PROVED
 
     from .proving import prove
@@ -243,6 +249,8 @@ def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout
     for k, (n, m) in enumerate(sizes):
         r = prove(policy, prop, n, m, domain=domain, weighted=proof.weighted, capped=proof.capped,
                   timeout=timeout, workers=workers)
+        if any(c.reason == INTERRUPTED for c in r.cases):  # Ctrl-C: the proofs so far stay in the table
+            raise KeyboardInterrupt
         if r.status == COUNTEREXAMPLE and r.counterexample is not None:
             dp.counterexample = r.counterexample
             return dp

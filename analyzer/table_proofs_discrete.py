@@ -89,7 +89,8 @@ def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: 
     """Attach a :class:`DiscreteCellProof` to every ✓ cell of the discrete
     setting in ``table`` (``table.proofs``), sizes in increasing order,
     stopping at the first one not proved; a counterexample turns the cell
-    into a ✗.
+    into a ✗. Ctrl-C (a proof ended as interrupted) stops the whole loop
+    with ``KeyboardInterrupt``, the cells proved so far kept.
 
     Parameters
     ----------
@@ -99,7 +100,7 @@ def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: 
     from proofs.prover.result import COUNTEREXAMPLE, PROVED
 
     from .properties.base import DISCRETE
-    from .proving_discrete import prove_discrete
+    from .proving_discrete import INTERRUPTED, prove_discrete
 
     for key, cell in table.cells.items():
         if cell.holds is not True or cell.mode != DISCRETE:
@@ -115,6 +116,8 @@ def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: 
             if r.status == COUNTEREXAMPLE:
                 cell.counterexample, cell.found_in = r.counterexample, "prove"
                 break
+            if any(c.reason == INTERRUPTED for c in r.cases):
+                raise KeyboardInterrupt
             proof.deviations = r.assumptions.get("deviations", "")
             if r.status != PROVED:
                 proof.failed.append((n, m, r.reason or r.status))
