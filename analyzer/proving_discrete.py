@@ -25,10 +25,11 @@ from typing import Any
 
 from models import PolicyError, get_policy
 
+from .bounded.deciders import DECIDERS
 from .bounded.space import DOMAINS, Space
 from .bounded.store import Progress, load, save
 from .bounded.symmetry import RESOURCE_SYMMETRIC
-from .bounded.worker import ChunkResult, Job, check_chunk
+from .bounded.worker import ChunkResult, Job, check_chunk, forget_contexts
 from .properties.base import get_property
 
 #: The largest class (grid indices) the exhaustive check takes on; a
@@ -65,7 +66,7 @@ def prove_discrete(policy: str, property: str, users: int = 2, resources: int = 
     domain : {"positive", "zeros"}
         Demands in ``1..K``, or ``0..K`` (each user needing something).
     weighted, capped : bool
-        Also every weight in ``1..K`` / every cap in ``1..K`` or none.
+        Also every weight in ``1..K`` / every cap in ``0..K`` or none.
     timeout : float
         Wall-clock seconds, then ``"unknown"`` (the progress kept).
     workers : int or None
@@ -115,14 +116,17 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     if why:
         result.reason = why
         return result
-    job = Job(pol.label, prop, space, pol.name in RESOURCE_SYMMETRIC)
+    job = Job(pol.label, prop, space, pol.name in RESOURCE_SYMMETRIC and prop in DECIDERS)
     run = {"policy": job.policy, "property": job.property, "class": space.to_dict(), "resources": job.resources,
            "chunk": _chunk(space)}
     state = load(resume, run)
+    forget_contexts()
     t0 = time.perf_counter()
     hit, why = _drive(job, state, resume, workers, scheduler, t0 + timeout, stop, progress)
-    _conclude(result, job, state, hit, why)
+    _conclude(result, job, state, hit, why, resume)
     result.seconds = time.perf_counter() - t0
+    for case in result.cases:
+        case.seconds = result.seconds
     return result
 
 
@@ -208,7 +212,7 @@ def _result(policy: str, prop: str, space: Space) -> Any:
         "demands": f"integers in {space.low}..{K}" + (", each user needing some resource" if space.low == 0 else ""),
         "capacities": f"integers in 1..{K}",
         "weights": f"integers in 1..{K}" if space.weighted else "equal (unweighted)",
-        "caps": f"integers in 1..{K} or none" if space.capped else "none",
+        "caps": f"integers in 0..{K} or none" if space.capped else "none",
         "setting": "discrete: whole tasks by progressive filling (Algorithm 1, default engine settings), one pool",
         "class": space.describe(), "instances": space.class_size,
         "solver": "exhaustive enumeration, exact integer arithmetic", "cases": 1,
@@ -219,7 +223,7 @@ def _result(policy: str, prop: str, space: Space) -> Any:
     return ProofResult(UNDECIDED, policy, prop, space.users, space.resources, space.domain, assumptions=assumptions)
 
 
-def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str) -> None:
+def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str, resume: Any) -> None:
     """Status, note and the one case from the run's outcome."""
     from proofs.prover.result import COUNTEREXAMPLE, PROVED, SAT, UNKNOWN, UNSAT, CaseResult
 
@@ -247,5 +251,6 @@ def _conclude(result: Any, job: Job, state: Progress, hit: Any, why: str) -> Non
         return
     result.reason = why
     if why in (INTERRUPTED, "timeout"):
-        result.reason += f" after {state.covered:,} of {space.class_size:,} instances (a progress file keeps them)"
+        kept = f"; {resume} keeps them" if resume is not None else "; resume=FILE (--resume) would keep them"
+        result.reason += f" after {state.covered:,} of {space.class_size:,} instances{kept}"
     result.cases = [CaseResult(label, UNKNOWN, 0.0, reason=why)]

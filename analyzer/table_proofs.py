@@ -113,6 +113,10 @@ class CellProof:
         """What was proved, per domain: ``"proved for n ≤ 3, m ≤ 3 (z3;
         positive and zero demands, unweighted, uncapped)"``, or each
         domain's outcome."""
+        tried = [self.domains[d] for d in DOMAIN_ORDER if d in self.domains]
+        if tried and all(not dp.proved and dp.counterexample is None for dp in tried) \
+                and len({dp.reason for dp in tried}) == 1 and tried[0].reason:
+            return f"not proved: {tried[0].reason}"  # e.g. a policy the prover cannot encode
         done = [d for d in DOMAIN_ORDER if d in self.domains and self.domains[d].complete]
         parts = []
         if done:
@@ -132,8 +136,10 @@ class CellProof:
         if dp.counterexample is not None:
             outside = "" if domain in self.in_class else ", outside the class"
             return f"{where}: refuted{outside} ({dp.counterexample.one_line()}); proved for {done}"
-        miss = ", ".join(f"{n}x{m} {s}" for n, m, s in dp.failed)
         why = f" ({dp.reason})" if dp.reason else ""
+        if not dp.proved:
+            return f"{where}: not proved{why}"
+        miss = ", ".join(f"{n}x{m} {s}" for n, m, s in dp.failed)
         return f"{where}: proved for {done} only; not proved: {miss}{why}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -174,6 +180,11 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     ----------
     timeout : float
         Seconds per size.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On Ctrl-C; the cells proved so far keep their proofs.
     """
     from .properties.base import CONTINUOUS
 
@@ -225,6 +236,7 @@ def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[in
 def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout: float,
                   workers: int | None) -> DomainProof:
     """The cell proved size by size in one domain."""
+    from proofs.prover.driver import INTERRUPTED
     from proofs.prover.result import COUNTEREXAMPLE, PROVED
 
     from .proving import prove
@@ -237,6 +249,8 @@ def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout
     for k, (n, m) in enumerate(sizes):
         r = prove(policy, prop, n, m, domain=domain, weighted=proof.weighted, capped=proof.capped,
                   timeout=timeout, workers=workers)
+        if any(c.reason == INTERRUPTED for c in r.cases):  # Ctrl-C: the proofs so far stay in the table
+            raise KeyboardInterrupt
         if r.status == COUNTEREXAMPLE and r.counterexample is not None:
             dp.counterexample = r.counterexample
             return dp

@@ -27,11 +27,15 @@ class DiscreteCellProof:
     domain : str
         ``"positive"`` or ``"zeros"`` (the cell's class).
     weighted, capped : bool
-        Whether weights / caps in ``1..K`` were enumerated (the cell's class).
+        Whether weights in ``1..K`` / caps in ``0..K`` or none were
+        enumerated (the cell's class).
     proved : list of (n, m)
         Sizes proved.
     failed : list of (n, m, reason)
         Sizes not proved (unknown: why), and the ones skipped after.
+    deviations : str
+        For strategy-proofness and resource monotonicity, the deviations
+        decided (every report / growth within the bound).
     """
 
     max_users: int
@@ -42,17 +46,30 @@ class DiscreteCellProof:
     capped: bool = False
     proved: list[tuple[int, int]] = field(default_factory=list)
     failed: list[tuple[int, int, str]] = field(default_factory=list)
+    deviations: str = ""
 
     @property
     def complete(self) -> bool:
         """Proved at every size asked for."""
         return bool(self.proved) and not self.failed
 
+    def mark(self) -> str:
+        """The suffix of the ✓: ``"(proved: bound 4)"``, with the class's
+        zeros, weights and caps named (``"(proved: bound 2, weighted)"``);
+        ``""`` when not proved at every size."""
+        if not self.complete:
+            return ""
+        words = [f"bound {self.bound}"] + [w for w, on in (("zeros", self.domain == "zeros"),
+                                                           ("weighted", self.weighted), ("capped", self.capped)) if on]
+        return f"(proved: {', '.join(words)})"
+
     def text(self) -> str:
         """``"proved for n ≤ 2, m ≤ 2, every integer instance within the
         bound 4 (...)"`` or which sizes were proved and which not."""
-        extra = ", ".join(w for w, on in (("weights", self.weighted), ("caps", self.capped)) if on)
-        scope = f"{self.domain} demands, " + (f"{extra} in 1..{self.bound}" if extra else "unweighted, uncapped")
+        K = self.bound
+        extra = [w for w, on in ((f"weights in 1..{K}", self.weighted), (f"caps in 0..{K} or none", self.capped)) if on]
+        scope = f"{self.domain} demands, " + (", ".join(extra) if extra else "unweighted, uncapped")
+        scope += f"; deviations: {self.deviations}" if self.deviations else ""
         if self.complete:
             return (f"proved for n ≤ {self.max_users}, m ≤ {self.max_resources}, every integer instance within "
                     f"the bound {self.bound} (exhaustive; {scope})")
@@ -64,7 +81,7 @@ class DiscreteCellProof:
         return {"complete": self.complete, "max_users": self.max_users, "max_resources": self.max_resources,
                 "bound": self.bound, "domain": self.domain, "weighted": self.weighted, "capped": self.capped,
                 "proved": [list(s) for s in self.proved], "failed": [list(s) for s in self.failed],
-                "text": self.text()}
+                "deviations": self.deviations, "mark": self.mark(), "text": self.text()}
 
 
 def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: int, timeout: float = 60,
@@ -72,7 +89,8 @@ def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: 
     """Attach a :class:`DiscreteCellProof` to every ✓ cell of the discrete
     setting in ``table`` (``table.proofs``), sizes in increasing order,
     stopping at the first one not proved; a counterexample turns the cell
-    into a ✗.
+    into a ✗. Ctrl-C (a proof ended as interrupted) stops the whole loop
+    with ``KeyboardInterrupt``, the cells proved so far kept.
 
     Parameters
     ----------
@@ -82,7 +100,7 @@ def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: 
     from proofs.prover.result import COUNTEREXAMPLE, PROVED
 
     from .properties.base import DISCRETE
-    from .proving_discrete import prove_discrete
+    from .proving_discrete import INTERRUPTED, prove_discrete
 
     for key, cell in table.cells.items():
         if cell.holds is not True or cell.mode != DISCRETE:
@@ -98,6 +116,9 @@ def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: 
             if r.status == COUNTEREXAMPLE:
                 cell.counterexample, cell.found_in = r.counterexample, "prove"
                 break
+            if any(c.reason == INTERRUPTED for c in r.cases):
+                raise KeyboardInterrupt
+            proof.deviations = r.assumptions.get("deviations", "")
             if r.status != PROVED:
                 proof.failed.append((n, m, r.reason or r.status))
                 proof.failed += [(a, b, "skipped") for a, b in sizes[k + 1:]]

@@ -40,7 +40,7 @@ def whole_class(prop: str, space: Space, reduce: bool) -> tuple[float, int, int]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--properties", default="population-monotonicity,envy-freeness",
+    ap.add_argument("--properties", default="population-monotonicity,envy-freeness,strategy-proofness",
                     help="properties of the instances/second measurement")
     ap.add_argument("--workers", type=int, default=2, help="processes for the DRF rows (default: 2)")
     args = ap.parse_args()

@@ -22,7 +22,15 @@ def test_cells_proved_or_refuted_within_the_bound() -> None:
     proof = t.proof("drf", "population-monotonicity")
     assert proof.complete and proof.proved == [(2, 1), (2, 2)]
     assert "every integer instance within the bound 2" in proof.text()
-    assert t.cell_text("drf", "population-monotonicity") == "✓ (proved)"
+    assert t.cell_text("drf", "population-monotonicity") == "✓ (proved: bound 2)"
+
+
+def test_proof_in_every_format() -> None:
+    t = property_table(["drf"], ["population-monotonicity"], budget=2, seed=0, mode="discrete", workers=1)
+    prove_discrete_cells(t, 2, 1, 2, workers=1)
+    assert t.to_dict()["cells"][0]["proof"]["mark"] == "(proved: bound 2)"
+    assert "within the bound 2" in t.to_csv() and "within the bound 2" in t.to_markdown()
+    assert "✓ (proved: bound 2)" in t.to_text()
 
 
 def test_continuous_cells_are_left_alone() -> None:
@@ -40,3 +48,10 @@ def test_bad_flags(argv: list[str], flag: str, capsys: pytest.CaptureFixture[str
     assert cli.main(["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "2", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and flag in err[0]
+
+
+def test_proof_names_the_deviations_decided() -> None:
+    t = property_table(["drf"], ["resource-monotonicity"], budget=1, seed=0, mode="discrete", workers=1)
+    prove_discrete_cells(t, 2, 1, 3, workers=1)
+    proof = t.proof("drf", "resource-monotonicity")
+    assert proof.complete and "every growth of the capacities within 1..3" in proof.text()

@@ -145,8 +145,8 @@ def _by_check(ctx: Context, point: Point, pairs: set[tuple[int, int]] | None) ->
 @DECIDERS.register("single-resource-fairness")
 @DECIDERS.register("bottleneck-fairness")
 def decide_truthful(ctx: Context, point: Point) -> Hit | None:
-    """The check on ``point`` (on every user permutation unless the
-    instance is order-free)."""
+    """The check on ``point`` and on every input order of its tied users
+    (:func:`~.symmetry.ties`)."""
     return _by_check(ctx, point, set() if ctx.alone else ties(ctx.share, ctx.instance(point)))
 
 
@@ -175,11 +175,24 @@ def reports(space: Space, row: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     return (r for r in itertools.product(*ranges) if r != row)
 
 
+def lie_bound(capacity: tuple[int, ...], row: tuple[int, ...], report: tuple[int, ...]) -> int:
+    """An upper bound on the true tasks a liar with demand ``row`` can run
+    by reporting ``report``: alone in the pool it gets at most
+    ``Y = min_j floor(R_j / r_j)`` reported tasks (other users only take
+    room), worth ``min_{j: d_j > 0} floor(Y r_j / d_j)`` whole true tasks
+    (:func:`~analyzer.properties._common.leontief_tasks`, floored; a cap
+    only lowers it). A report whose bound does not exceed the liar's
+    tasks cannot pay, and is not verified (exact integers)."""
+    most = min(c // r for c, r in zip(capacity, report, strict=True) if r > 0)
+    return min(most * r // d for r, d in zip(report, row, strict=True) if d > 0)
+
+
 @DECIDERS.register("strategy-proofness")
 def decide_lies(ctx: Context, point: Point) -> Hit | None:
-    """Every user's every report within the bound, verified exactly; a
-    report whose truthful or lied instance is not order-free (the liar
-    marked) is tried on every user permutation."""
+    """Every user's every report within the bound, verified exactly, on
+    every input order of the users tied in the truthful or the lied
+    instance (the liar marked as different from everyone); a report that
+    cannot pay by :func:`lie_bound` is skipped."""
     from ..properties.strategy_proofness import StrategyProofness
 
     sp = ctx.prop if isinstance(ctx.prop, StrategyProofness) else StrategyProofness()
@@ -198,6 +211,8 @@ def decide_lies(ctx: Context, point: Point) -> Hit | None:
                 if (member, pos) in seen:
                     continue
                 seen.add((member, pos))
+                if lie_bound(point[0], row, r) <= ctx.tasks(member)[pos]:
+                    continue
                 ctx.evaluations += 1
                 if sp.verify_report(ctx.ev, ctx.instance(member), ctx.tasks(member), pos, list(r)) is not None:
                     return Hit("lie", member, (pos, r))
@@ -212,9 +227,8 @@ def growths(space: Space, cap: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
 
 @DECIDERS.register("resource-monotonicity")
 def decide_growths(ctx: Context, point: Point) -> Hit | None:
-    """Every growth of the capacities within the bound, verified exactly
-    (on every user permutation when the instance or the grown one is not
-    order-free)."""
+    """Every growth of the capacities within the bound, verified exactly,
+    on every input order of the users tied before or after the growth."""
     inst = ctx.instance(point)
     here = set() if ctx.alone else ties(ctx.share, inst)
     for cap in growths(ctx.space, point[0]):

@@ -6,7 +6,8 @@ pool of ``m`` resources, ``n`` Leontief users) is a *point*:
 ``1..K`` and ``users`` a tuple of ``n`` triples ``(demand, weight, cap)``:
 ``demand`` ``m`` integers in ``1..K`` (domain ``"positive"``) or ``0..K``
 with some entry positive (domain ``"zeros"``), ``weight`` in ``1..K`` (``1``
-when unweighted) and ``cap`` in ``1..K`` or :data:`NO_CAP` (always
+when unweighted) and ``cap`` in ``0..K`` (a cap of 0 as
+:class:`models.Instance` and the search allow it) or :data:`NO_CAP` (always
 :data:`NO_CAP` when uncapped). Every point has an index in
 ``range(space.size)`` (mixed radix, capacity most significant), so a chunk
 of the class is a range of indices and needs no list to be shipped.
@@ -28,8 +29,9 @@ from typing import Any
 
 from models import Instance
 
-#: The cap digit of an uncapped user.
-NO_CAP = 0
+#: The cap of an uncapped user in a point (grid digit 0; digit ``d``
+#: stands for the cap ``d - 1``).
+NO_CAP = -1
 #: A user of a point: (demand row, weight, cap).
 User = tuple[tuple[int, ...], int, int]
 #: A point: (capacity, users).
@@ -49,7 +51,7 @@ class Space:
         ``K``: capacities, demands, weights and caps at most ``K``.
     domain : {"positive", "zeros"}
     weighted, capped : bool
-        Whether weights (``1..K``) and caps (``1..K`` or none) vary.
+        Whether weights (``1..K``) and caps (``0..K`` or none) vary.
     """
 
     users: int
@@ -69,7 +71,7 @@ class Space:
         """Digit bases, most significant first: capacity, then per user
         demand, weight, cap."""
         K, m = self.bound, self.resources
-        per_user = (K - self.low + 1,) * m + (K if self.weighted else 1,) + (K + 1 if self.capped else 1,)
+        per_user = (K - self.low + 1,) * m + (K if self.weighted else 1,) + (K + 2 if self.capped else 1,)
         return (K,) * m + per_user * self.users
 
     @cached_property
@@ -83,7 +85,7 @@ class Space:
         """Number of instances in the class (every weight vector counted)."""
         K, m, n = self.bound, self.resources, self.users
         rows = K ** m if self.domain == "positive" else (K + 1) ** m - 1
-        return K ** m * rows ** n * (K ** n if self.weighted else 1) * ((K + 1) ** n if self.capped else 1)
+        return K ** m * rows ** n * (K ** n if self.weighted else 1) * ((K + 2) ** n if self.capped else 1)
 
     def decode(self, index: int, every_weight: bool = False) -> Point | None:
         """The point of ``index``, or ``None`` when it is not a point of its
@@ -102,7 +104,7 @@ class Space:
             row = tuple(d + self.low for d in block[:m])
             if not any(row):
                 return None
-            users.append((row, block[m] + 1, block[m + 1]))
+            users.append((row, block[m] + 1, block[m + 1] - 1))
         if self.weighted and not every_weight and math.gcd(*(u[1] for u in users)) > 1:
             return None
         return cap, tuple(users)
@@ -122,7 +124,7 @@ class Space:
         K = self.bound
         demands = f"demands in {self.low}..{K}" + (" (each user needing some resource)" if self.low == 0 else "")
         weights = f"weights in 1..{K}" if self.weighted else "equal weights"
-        caps = f"caps in 1..{K} or none" if self.capped else "no caps"
+        caps = f"caps in 0..{K} or none" if self.capped else "no caps"
         return (f"{self.users} users x {self.resources} resources, capacities in 1..{K}, {demands}, {weights}, "
                 f"{caps}, one pool")
 

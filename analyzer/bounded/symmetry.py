@@ -19,7 +19,8 @@ Why checking one member decides the whole orbit:
   of all resources alike (sharing incentive: ``1/n`` of *every* resource;
   strategy-proofness: every report within the bound, a set closed under
   renaming; resource monotonicity: every growth within the bound, likewise).
-  Other policies get no resource reduction.
+  Other policies, and properties registered by a user, get no resource
+  reduction.
 * **Users.** Progressive filling (Algorithm 1) looks at user labels only to
   break ties: the engine ranks users by (task size, input position) with
   the ``largest-task``/``smallest-task`` tie-breaks, where the task size is
@@ -70,16 +71,21 @@ RESOURCE_SYMMETRIC: frozenset[str] = frozenset({"drf", "asset", "leximin-tasks"}
 #: the capacities only (DRF, asset fairness, leximin on tasks): removing a
 #: user leaves the others' rates as they were.
 OWN_RATES: frozenset[str] = RESOURCE_SYMMETRIC
+#: The package whose filling policies get the user reduction.
+BUILT_IN = "models.policies."
 #: Tie-breaks that rank by task size first, then input position.
 SIZE_TIE_BREAKS: frozenset[str] = frozenset({"largest-task", "smallest-task"})
 
 
 def linear_rates(policy: Policy) -> LinearShare | None:
     """The policy's discrete form when the user argument of the module
-    docstring applies to it (linear keys, a size-first tie-break), else
-    ``None``."""
+    docstring applies to it, else ``None``: linear keys, a size-first
+    tie-break, and a share function of the package (:mod:`models.policies`,
+    whose shares treat every row alike; a policy written by a user might
+    read a row's position, so its instances get every user order)."""
     dp = get_discrete_policy(policy)
-    if isinstance(dp, LinearShare) and dp.default_tie_break in SIZE_TIE_BREAKS and not dp.global_keys:
+    if (isinstance(dp, LinearShare) and dp.default_tie_break in SIZE_TIE_BREAKS and not dp.global_keys
+            and type(dp.policy).__module__.startswith(BUILT_IN)):
         return dp
     return None
 

@@ -24,6 +24,12 @@ from .symmetry import canonical, orbit_size
 _CONTEXTS: dict[tuple[Any, ...], Context] = {}
 
 
+def forget_contexts() -> None:
+    """Drop this process's contexts (a run starts from the policies and
+    properties registered now, not from ones a name meant before)."""
+    _CONTEXTS.clear()
+
+
 @dataclass(frozen=True)
 class Job:
     """What every chunk of one run shares (small and picklable)."""

@@ -3,7 +3,7 @@
 every integer instance within the bound, exhaustively.
 
 Exit codes as ``fairalloc prove``; Ctrl-C keeps the ``--resume`` file and
-exits 130.
+exits 130. A progress bar (instances covered) shows on a terminal.
 """
 
 from __future__ import annotations
@@ -19,18 +19,28 @@ def run_discrete(args: argparse.Namespace) -> int:
     """Run the discrete proof the arguments ask for."""
     from ..proving_discrete import INTERRUPTED, prove_discrete
     from ..searching.dask_backend import SchedulerError
+    from ._progress import progress_bar
     from .prove import EXIT_CODES, proof_document
 
     if args.bound is None:
         raise UsageError("--bound: required with --discrete (capacities and demands in 1..K)")
     if not args.bound.strip().isdigit() or int(args.bound) < 1:
         raise UsageError(f"--bound: must be a whole number >= 1, got {args.bound!r}")
+    bar = progress_bar(0, "instance", False, "prove")
+
+    def advance(done: int, total: int) -> None:
+        bar.total, bar.n = total, done
+        bar.refresh()
+
     try:
         r = prove_discrete(args.policy, args.property, args.users, args.resources, bound=int(args.bound),
                            domain=args.domain, weighted=args.weighted, capped=args.capped, timeout=args.timeout,
-                           workers=args.workers, scheduler=args.scheduler, resume=_resume_path(args.resume))
+                           workers=args.workers, scheduler=args.scheduler, resume=_resume_path(args.resume),
+                           progress=advance)
     except SchedulerError as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        bar.close()
     write_out(render(proof_document(r), args.format))
     if r.status == "unknown" and any(c.reason == INTERRUPTED for c in r.cases):
         kept = f"; continue with --resume {args.resume}" if args.resume else ""

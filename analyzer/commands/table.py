@@ -60,12 +60,16 @@ def run(args: argparse.Namespace) -> int:
     if sizes is not None:
         from ..table_proofs import prove_cells
 
-        prove_cells(table, *sizes, timeout=args.prove_timeout, workers=args.workers)
-    if bound is not None and sizes is not None:
-        from ..table_proofs_discrete import prove_discrete_cells
+        try:
+            prove_cells(table, *sizes, timeout=args.prove_timeout, workers=args.workers)
+            if bound is not None:
+                from ..table_proofs_discrete import prove_discrete_cells
 
-        prove_discrete_cells(table, *sizes, bound, timeout=args.prove_timeout, workers=args.workers,
-                             scheduler=args.scheduler)
+                prove_discrete_cells(table, *sizes, bound, timeout=args.prove_timeout, workers=args.workers,
+                                     scheduler=args.scheduler)
+        except KeyboardInterrupt:
+            write_out(table.render(args.format))
+            return fail("interrupted: the cells proved so far are marked above", EXIT_INTERRUPTED)
     write_out(table.render(args.format))
     return EXIT_OK
 
