@@ -116,3 +116,24 @@ def test_ctrl_c_during_proofs_keeps_the_cells_proved_so_far(monkeypatch: pytest.
     assert code == 130 and "interrupted" in err
     assert "✓ (proved)" in out  # sharing incentive, proved before the interrupt
     assert calls[-1] == "envy-freeness"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", ["paper", "weights,caps"])
+def test_prover_never_proves_a_cell_the_search_refuted_at_its_size(cls: str) -> None:
+    """Every ✗ of the search at a size the prover decides is not 'proved'
+    there (and the prover builds a counterexample of its own)."""
+    from analyzer import prove
+
+    policies = ["asset", "ceei", "drf", "leximin-tasks", "static"]
+    t = property_table(policies, budget=100, workers=1, instance_class=cls)
+    checked = 0
+    for p in policies:
+        for q in t.properties:
+            v = t[p, q].counterexample
+            if v is None or v.instance.n > 3 or v.instance.m > 2 or q == "bottleneck-based-fairness":
+                continue
+            r = prove(p, q, v.instance.n, v.instance.m, weighted=cls != "paper", capped=cls != "paper", workers=1)
+            assert r.status == "counterexample", (p, q, r.status, r.reason)
+            checked += 1
+    assert checked >= 10
