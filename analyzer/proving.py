@@ -166,7 +166,7 @@ def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bo
     """``count`` small integer instances of the class (same seed, same
     instances): demands in ``1..5`` (``0..5`` with zeros, each user needing
     something), capacities in ``2..11``, weights in ``1..3``, caps in
-    ``1/2..3`` or none."""
+    ``0..3`` (halves) or none."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -176,7 +176,7 @@ def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bo
         D[D.sum(axis=1) == 0, 0] = 1
         R = rng.integers(2, 12, size=m)
         w = [int(v) for v in rng.integers(1, 4, size=n)] if weighted else None
-        k = [Fraction(int(v), 2) if v > 0 else None for v in rng.integers(0, 7, size=n)] if capped else None
+        k = [Fraction(int(v), 2) if v >= 0 else None for v in rng.integers(-1, 7, size=n)] if capped else None
         out.append(Instance.from_exact([int(v) for v in R], [[int(v) for v in row] for row in D], weights=w,
                                        max_tasks=k))
     return out
@@ -261,7 +261,7 @@ def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, 
         "capacities": "any > 0 (normalised to 1: the policies and properties are invariant under scaling a resource)",
         "user scale normalisation": scale,
         "weights": "any > 0" if weighted else "equal (unweighted)",
-        "caps": "any task caps > 0 or none" if capped else "none", "setting": "continuous tasks",
+        "caps": "any task caps >= 0 or none" if capped else "none", "setting": "continuous tasks",
         "solver": f"z3 {z3.get_version_string()}, exact real arithmetic",
         "cases": cases,
     }

@@ -113,6 +113,10 @@ class CellProof:
         """What was proved, per domain: ``"proved for n ≤ 3, m ≤ 3 (z3;
         positive and zero demands, unweighted, uncapped)"``, or each
         domain's outcome."""
+        tried = [self.domains[d] for d in DOMAIN_ORDER if d in self.domains]
+        if tried and all(not dp.proved and dp.counterexample is None for dp in tried) \
+                and len({dp.reason for dp in tried}) == 1 and tried[0].reason:
+            return f"not proved: {tried[0].reason}"  # e.g. a policy the prover cannot encode
         done = [d for d in DOMAIN_ORDER if d in self.domains and self.domains[d].complete]
         parts = []
         if done:
@@ -132,8 +136,10 @@ class CellProof:
         if dp.counterexample is not None:
             outside = "" if domain in self.in_class else ", outside the class"
             return f"{where}: refuted{outside} ({dp.counterexample.one_line()}); proved for {done}"
-        miss = ", ".join(f"{n}x{m} {s}" for n, m, s in dp.failed)
         why = f" ({dp.reason})" if dp.reason else ""
+        if not dp.proved:
+            return f"{where}: not proved{why}"
+        miss = ", ".join(f"{n}x{m} {s}" for n, m, s in dp.failed)
         return f"{where}: proved for {done} only; not proved: {miss}{why}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -174,25 +180,44 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     ----------
     timeout : float
         Seconds per size.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On Ctrl-C; the cells proved so far keep their proofs.
     """
     from .properties.base import CONTINUOUS
 
     for key, cell in table.cells.items():
         if cell.holds is not True or cell.mode != CONTINUOUS:
             continue
-        cls = cell.instance_class
-        proof = CellProof(max_users, max_resources, weighted=cls.weights, capped=cls.caps, zeros=cls.zeros)
-        for domain in DOMAIN_ORDER:
-            dp = _prove_domain(cell.policy, cell.property, proof, domain, timeout, workers)
-            proof.domains[domain] = dp
-            if dp.counterexample is not None:
-                break  # a counterexample with positive demands is one with zeros allowed too
+        proof = prove_cell(cell.policy, cell.property, max_users, max_resources, cell.instance_class, timeout,
+                           workers)
         found = [proof.domains[d].counterexample for d in proof.in_class
                  if d in proof.domains and proof.domains[d].counterexample is not None]
         if found:
             cell.counterexample, cell.found_in = found[0], "prove"
         if not found or any(dp.complete for dp in proof.domains.values()):  # no "proved" beside a bare ✗
             table.proofs[key] = proof
+
+
+def prove_cell(policy: str, prop: str, max_users: int, max_resources: int, instance_class: Any = None,
+               timeout: float = 60, workers: int | None = None) -> CellProof:
+    """One cell proved at every size up to ``max_users x max_resources``,
+    with positive demands and then with zeros (not after a counterexample
+    with positive demands, which is one with zeros allowed too), weighted
+    and capped as ``instance_class`` (an
+    :class:`~analyzer.searching.classes.InstanceClass` or its name)."""
+    from .searching.classes import InstanceClass
+
+    cls = InstanceClass.parse(instance_class)
+    proof = CellProof(max_users, max_resources, weighted=cls.weights, capped=cls.caps, zeros=cls.zeros)
+    for domain in DOMAIN_ORDER:
+        dp = _prove_domain(policy, prop, proof, domain, timeout, workers)
+        proof.domains[domain] = dp
+        if dp.counterexample is not None:
+            break
+    return proof
 
 
 def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[int, int]], str]:
@@ -211,6 +236,7 @@ def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[in
 def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout: float,
                   workers: int | None) -> DomainProof:
     """The cell proved size by size in one domain."""
+    from proofs.prover.driver import INTERRUPTED
     from proofs.prover.result import COUNTEREXAMPLE, PROVED
 
     from .proving import prove
@@ -223,6 +249,8 @@ def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout
     for k, (n, m) in enumerate(sizes):
         r = prove(policy, prop, n, m, domain=domain, weighted=proof.weighted, capped=proof.capped,
                   timeout=timeout, workers=workers)
+        if any(c.reason == INTERRUPTED for c in r.cases):  # Ctrl-C: the proofs so far stay in the table
+            raise KeyboardInterrupt
         if r.status == COUNTEREXAMPLE and r.counterexample is not None:
             dp.counterexample = r.counterexample
             return dp

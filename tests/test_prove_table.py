@@ -4,12 +4,36 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 
 from analyzer import property_table
 from analyzer.cli import main
-from models import PolicyError
+from analyzer.searching.classes import InstanceClass
+from analyzer.searching.instance_stream import cell_key
+from analyzer.searching.result import SearchResult
+from analyzer.table import PropertyTable
+from analyzer.table_proofs import prove_cells
+from models import Instance, PolicyError
+from models.allocation import Allocation
+from models.policy import POLICIES, Policy
+
+
+class _Opaque(Policy):
+    """A policy with no encoding and no share function to trace."""
+
+    name = "opaque-table-test-policy"
+
+    def solve(self, instance: Instance) -> Allocation:
+        raise NotImplementedError("never solved in these tests")
+
+
+@pytest.fixture
+def opaque() -> Iterator[str]:
+    POLICIES.register(_Opaque.name, _Opaque)
+    yield _Opaque.name
+    POLICIES.unregister(_Opaque.name)
 
 
 def test_proved_for_positive_demands_refuted_with_zeros_outside_the_class() -> None:
@@ -46,12 +70,14 @@ def test_weighted_capped_class_is_proved_and_says_so() -> None:
         assert "weighted, capped" in pr.text()
 
 
-def test_cell_without_negation_says_why() -> None:
-    t = property_table(["ceei"], ["bottleneck-based-fairness"], budget=20, workers=1, prove=(2, 2))
-    assert t["ceei", "bottleneck-based-fairness"].holds  # seed 0
-    pr = t.proof("ceei", "bottleneck-based-fairness")
-    assert not pr.complete and "no SMT negation" in pr.text()
-    assert t.cell_text("ceei", "bottleneck-based-fairness") == "✓"
+def test_cell_the_prover_cannot_encode_says_why(opaque: str) -> None:
+    cell = SearchResult(opaque, "envy-freeness", counterexample=None, instances=1, seed=0, budget=1,
+                        instance_class=InstanceClass())
+    t = PropertyTable([opaque], ["envy-freeness"], {cell_key(opaque, "envy-freeness"): cell})
+    prove_cells(t, 2, 2, workers=1)
+    pr = t.proof(opaque, "envy-freeness")
+    assert not pr.complete and pr.text().startswith(f"not proved: {opaque}: no SMT encoding")
+    assert t.cell_text(opaque, "envy-freeness") == "✓"
 
 
 @pytest.mark.parametrize("bad", [(2,), (0, 2), ("2", "2"), 3])
@@ -66,3 +92,48 @@ def test_cli_json_has_the_domains(capsys: pytest.CaptureFixture[str]) -> None:
     proof = json.loads(capsys.readouterr().out)["cells"][0]["proof"]
     assert proof["complete"] and proof["mark"] == "(proved)"
     assert set(proof["domains"]) == {"positive", "zeros"} and proof["domains"]["zeros"]["complete"]
+
+
+def test_ctrl_c_during_proofs_keeps_the_cells_proved_so_far(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import analyzer.proving as proving
+    from proofs.prover.driver import INTERRUPTED
+    from proofs.prover.result import UNDECIDED, CaseResult, ProofResult
+
+    real, calls = proving.prove, []
+
+    def prove(policy: str, prop: str, *args: object, **kw: object) -> object:
+        calls.append(prop)
+        if prop == "envy-freeness":  # Ctrl-C while the second property's cases run
+            return ProofResult(UNDECIDED, policy, prop, 2, 2, "positive",
+                               cases=[CaseResult("all", "unknown", 0.0, reason=INTERRUPTED)], reason=INTERRUPTED)
+        return real(policy, prop, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(proving, "prove", prove)
+    code = main(["table", "--policy", "drf", "--property", "sharing-incentive,envy-freeness", "--budget", "10",
+                 "--prove", "2,1", "--quiet", "--workers", "1"])
+    out, err = capsys.readouterr()
+    assert code == 130 and "interrupted" in err
+    assert "✓ (proved)" in out  # sharing incentive, proved before the interrupt
+    assert calls[-1] == "envy-freeness"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", ["paper", "weights,caps"])
+def test_prover_never_proves_a_cell_the_search_refuted_at_its_size(cls: str) -> None:
+    """Every ✗ of the search at a size the prover decides is not 'proved'
+    there (and the prover builds a counterexample of its own)."""
+    from analyzer import prove
+
+    policies = ["asset", "ceei", "drf", "leximin-tasks", "static"]
+    t = property_table(policies, budget=100, workers=1, instance_class=cls)
+    checked = 0
+    for p in policies:
+        for q in t.properties:
+            v = t[p, q].counterexample
+            if v is None or v.instance.n > 3 or v.instance.m > 2 or q == "bottleneck-based-fairness":
+                continue
+            r = prove(p, q, v.instance.n, v.instance.m, weighted=cls != "paper", capped=cls != "paper", workers=1)
+            assert r.status == "counterexample", (p, q, r.status, r.reason)
+            checked += 1
+    assert checked >= 10

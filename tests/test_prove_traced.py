@@ -136,3 +136,18 @@ def test_example_policy_row_every_tick_proved(mix: str) -> None:
     ticks = [q for q in t.properties if t[mix, q].holds]
     assert ticks and all(t.proof(mix, q).domains["positive"].complete for q in ticks), \
         {q: t.proof(mix, q).text() for q in ticks}
+
+
+@pytest.mark.slow
+def test_traced_encoding_on_200_random_instances(mix: str) -> None:
+    enc = get_encoding(mix)
+    count = 0
+    for domain in ("positive", "zeros"):
+        for n, m in [(2, 2), (3, 2), (2, 3), (3, 3)]:
+            for weighted, capped in [(False, False), (True, True), (True, False)]:
+                for inst in crosscheck_instances(n, m, domain, weighted, capped, count=9, seed=100 + n * 10 + m):
+                    alloc = solve(inst, mix, exact=True)
+                    assert disagreement(enc, inst, alloc.x_exact, list(alloc.x), weighted, capped) is None, \
+                        inst.describe()
+                    count += 1
+    assert count >= 200

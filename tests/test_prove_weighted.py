@@ -90,3 +90,35 @@ def test_cli_weighted_capped(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["prove", "drf", "envy-freeness", "--weighted", "--capped", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "PROVED" in out and "weights: any > 0" in out
+
+
+@pytest.mark.parametrize("policy", POLICIES_ENCODED)
+def test_a_user_capped_at_zero_is_encoded(policy: str) -> None:
+    # caps may be 0 (models.Instance allows it; the search draws it): that user gets nothing
+    from analyzer import Instance
+
+    inst = Instance.from_exact([6, 9], [[2, 4], [2, 1], [1, 3]], weights=[2, 1, 1], max_tasks=[0, None, Fraction(1)])
+    alloc = solve(inst, policy, exact=True)
+    assert alloc.x_exact[0] == 0
+    x_exact = alloc.x_exact if alloc.exact else None
+    assert disagreement(get_encoding(policy), inst, x_exact, list(alloc.x), True, True) is None
+
+
+def test_static_single_resource_fairness_fails_with_a_zero_cap() -> None:
+    r = prove("static", "single-resource-fairness", 2, 1, weighted=True, capped=True, workers=1)
+    assert r.status == "counterexample" and 0 in r.counterexample.instance.max_tasks_exact
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", POLICIES_ENCODED)
+def test_weighted_capped_encoding_on_200_random_instances(policy: str) -> None:
+    enc = get_encoding(policy)
+    count = 0
+    for domain in ("positive", "zeros"):
+        for n, m in [(2, 2), (3, 2), (2, 3), (3, 3)]:
+            for inst in crosscheck_instances(n, m, domain, True, True, count=25, seed=200 + n * 10 + m):
+                alloc = solve(inst, policy, exact=True)
+                x_exact = alloc.x_exact if alloc.exact else None
+                assert disagreement(enc, inst, x_exact, list(alloc.x), True, True) is None, inst.describe()
+                count += 1
+    assert count >= 200

@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
                    help="demand entries all > 0 (default) or >= 0 with zeros allowed")
     p.add_argument("--weighted", action="store_true",
                    help="any weights w_i > 0 (the checker's weighted definitions, paper Section 4.3)")
-    p.add_argument("--capped", action="store_true", help="any task caps k_i > 0 (or none)")
+    p.add_argument("--capped", action="store_true", help="any task caps k_i >= 0 (or none)")
     p.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds for the whole proof (default: 60)")
     p.add_argument("--workers", type=int, default=None, help="processes solving cases in parallel (default: CPUs)")
     add_format_option(p)

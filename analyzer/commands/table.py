@@ -57,7 +57,11 @@ def run(args: argparse.Namespace) -> int:
     if sizes is not None:
         from ..table_proofs import prove_cells
 
-        prove_cells(table, *sizes, timeout=args.prove_timeout, workers=args.workers)
+        try:
+            prove_cells(table, *sizes, timeout=args.prove_timeout, workers=args.workers)
+        except KeyboardInterrupt:
+            write_out(table.render(args.format))
+            return fail("interrupted: the cells proved so far are marked above", EXIT_INTERRUPTED)
     write_out(table.render(args.format))
     return EXIT_OK
 

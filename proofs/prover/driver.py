@@ -10,6 +10,7 @@ common deadline.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import signal
@@ -35,13 +36,17 @@ DEADLINE_GRACE: float = 2.0
 Job = tuple[str, str, int, int, str, Case, float, bool, bool]
 
 
-def split(policy: str, prop: str, n: int, m: int, domain: str) -> list[Case]:
-    """The cases whose union covers every instance of the fragment."""
+def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool = True) -> list[Case]:
+    """The cases whose union covers every instance of the fragment (up to
+    symmetry; every dominant-resource assignment when not ``symmetric``,
+    the baseline of ``benchmarks/bench_prove.py``)."""
     enc, neg = get_encoding(policy), get_negation(prop)
     if domain not in DOMAINS:
         raise ValueError(f"domain: must be one of {', '.join(DOMAINS)}, got {domain!r}")
     if enc.normalise != "max":
         return [None]
+    if not symmetric:
+        return list(itertools.product(range(m), repeat=n + neg.extra_rows))
     fixed, free = neg.roles(n)
     return list(dominant_cases(m, tuple(fixed), tuple(free), neg.extra_rows))
 
@@ -83,8 +88,8 @@ def solve_case(job: Job) -> CaseResult:
 
 
 def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: float, workers: int | None,
-              accept: Callable[[CaseResult], bool], *, weighted: bool = False, capped: bool = False
-              ) -> tuple[list[CaseResult], bool]:
+              accept: Callable[[CaseResult], bool], *, weighted: bool = False, capped: bool = False,
+              symmetric: bool = True) -> tuple[list[CaseResult], bool]:
     """Solve every case; stop early once ``accept`` takes a satisfiable one.
 
     Parameters
@@ -98,13 +103,15 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
         (the counterexample was re-verified) stops the run.
     weighted, capped : bool
         Symbolic weights / task caps in the instances.
+    symmetric : bool
+        Split up to symmetry (see :func:`split`).
 
     Returns
     -------
     (list of CaseResult, bool)
         The results of the cases solved, and whether a case was accepted.
     """
-    cases = split(policy, prop, n, m, domain)
+    cases = split(policy, prop, n, m, domain, symmetric)
     deadline = time.time() + timeout
     pending: list[Job] = [(policy, prop, n, m, domain, c, deadline, weighted, capped) for c in cases]
     count = max(1, workers or os.cpu_count() or 1)

@@ -17,7 +17,7 @@ Normalisations (each stated where it is used, each exact):
   fixes ``max_j d_ij = 1`` (with a case split on the resource reaching it:
   the dominant resource), ``"sum"`` fixes ``sum_j d_ij = 1``.
 * **weights and caps** (``weighted=True`` / ``capped=True``): every user
-  gets a symbolic weight ``w_i > 0`` / task cap ``k_i > 0``. Scaling a
+  gets a symbolic weight ``w_i > 0`` / task cap ``k_i >= 0``. Scaling a
   demand row by ``c`` divides ``x_i`` by ``c`` and the cap must be divided
   with it; as the cap is a free positive variable the normalised instance
   is still covered exactly. An uncapped user (``k_i = inf``) is covered by
@@ -62,8 +62,8 @@ class Market:
         ``None`` (every weight 1). Weighted filling max-mins ``y_i / w_i``
         (Ghodsi et al., NSDI 2011, Section 4.3).
     cap : list or None
-        Symbolic task caps ``k_i > 0`` (z3 reals) of a capped query, else
-        ``None`` (no caps).
+        Symbolic task caps ``k_i >= 0`` (z3 reals; 0 is allowed, as in
+        :class:`models.Instance`) of a capped query, else ``None`` (no caps).
     """
 
     d: list[list[Any]]
@@ -164,7 +164,7 @@ def demand_row(name: str, m: int, domain: str, normalise: str | None, dom: int |
 def market(n: int, m: int, domain: str, normalise: str | None, dom: tuple[int, ...] | None, *,
            weighted: bool = False, capped: bool = False) -> tuple[Market, list[Any]]:
     """A symbolic instance with ``R = 1`` and its constraints (symbolic
-    weights ``w{i} > 0`` when ``weighted``, task caps ``k{i} > 0`` when
+    weights ``w{i} > 0`` when ``weighted``, task caps ``k{i} >= 0`` when
     ``capped``)."""
     rows, cons = [], []
     for i in range(n):
@@ -174,7 +174,7 @@ def market(n: int, m: int, domain: str, normalise: str | None, dom: tuple[int, .
     known = dom if normalise == "max" else None
     w = [z3.Real(f"w{i}") for i in range(n)] if weighted else None
     cap = [z3.Real(f"k{i}") for i in range(n)] if capped else None
-    cons += [v > 0 for v in (w or []) + (cap or [])]
+    cons += [v > 0 for v in w or []] + [v >= 0 for v in cap or []]
     return Market(rows, [z3.RealVal(1)] * m, True, domain == POSITIVE, known, w, cap), cons
 
 

@@ -8,9 +8,11 @@ the KKT conditions characterise the unique optimum: prices ``p_j >= 0``
 and cap multipliers ``mu_i >= 0`` with each user's task price
 ``q_i = sum_j p_j d_ij`` and ``x_i (q_i + mu_i) = w_i`` (its budget),
 feasibility, and complementary slackness (a resource with a positive price
-is saturated, a user with a positive ``mu_i`` is at its cap). The implied
-identity ``sum_j p_j R_j + sum_i mu_i x_i = sum_i w_i`` is added as a
-lemma (it changes no solution).
+is saturated, a user with a positive ``mu_i`` is at its cap). A user capped
+at 0 gets nothing and leaves the program (as in
+:class:`models.policies.ceei.CEEI`). The implied identity ``sum_j p_j R_j +
+sum_i mu_i x_i = sum_{i: k_i > 0} w_i`` is added as a lemma (it changes no
+solution).
 """
 
 from __future__ import annotations
@@ -37,11 +39,13 @@ def ceei(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
         if mu is None:
             cons.append(x[i] * q[i] == mk.weight(i))
         else:
-            cons += [mu[i] >= 0, x[i] * (q[i] + mu[i]) == mk.weight(i), z3.Or(mu[i] == 0, mk.at_cap(x, i))]
+            inside = z3.And(mu[i] >= 0, x[i] * (q[i] + mu[i]) == mk.weight(i), z3.Or(mu[i] == 0, mk.at_cap(x, i)))
+            cons.append(z3.If(mk.cap[i] > 0, inside, z3.And(x[i] == 0, mu[i] == 0)))
     cons += [z3.Or(p[j] == 0, mk.saturated(x, j)) for j in range(mk.m)]
     # implied (a lemma for the solver): the budgets add up to the value of
     # the supply and the caps, sum_j p_j load_j + sum_i mu_i x_i = sum_i w_i
-    budgets = z3.Sum([mk.weight(i) for i in range(mk.n)])
+    budgets = z3.Sum([mk.weight(i) if mk.cap is None else z3.If(mk.cap[i] > 0, mk.weight(i), 0)
+                      for i in range(mk.n)])
     held = [] if mu is None else [mu[i] * x[i] for i in range(mk.n)]
     cons.append(z3.Sum([p[j] * mk.R[j] for j in range(mk.m)] + held) == budgets)
     return cons
