@@ -189,3 +189,11 @@ def test_ceei_manipulation_gain_is_confirmed_by_check(capsys: pytest.CaptureFixt
                            "--format", "json")
     assert code == 0 and F(json.loads(out)["value"]) > 1
     assert main(["check", str(save), "--policy", "ceei", "--property", "strategy-proofness"]) == 1
+
+
+def test_simpler_entries_come_with_fewer_digits_first() -> None:
+    from analyzer.worst.certify import _simpler
+
+    assert _simpler(4334, 10000, 1) == [1, 4000, 10000, 4300, 4330]
+    assert _simpler(1, 500, 1) == []  # nothing is simpler than 1
+    assert _simpler(7, 500, 0)[0] == 0  # zeros allowed in the zeros domain
