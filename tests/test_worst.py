@@ -189,3 +189,21 @@ def test_ceei_manipulation_gain_is_confirmed_by_check(capsys: pytest.CaptureFixt
                            "--format", "json")
     assert code == 0 and F(json.loads(out)["value"]) > 1
     assert main(["check", str(save), "--policy", "ceei", "--property", "strategy-proofness"]) == 1
+
+
+def test_simpler_entries_come_with_fewer_digits_first() -> None:
+    from analyzer.worst.certify import _simpler
+
+    assert _simpler(4334, 10000, 1) == [1, 4000, 10000, 4300, 4330]
+    assert _simpler(1, 500, 1) == []  # nothing is simpler than 1
+    assert _simpler(7, 500, 0)[0] == 0  # zeros allowed in the zeros domain
+
+
+def test_bounds_for_sharing_incentive_and_utilization() -> None:
+    from proofs.bounds import PROVED, WORSE, worse_than
+
+    # asset fairness: no 2x2 instance gives a user less than 2/3 of its slice's tasks, and 0.67 is beaten
+    assert worse_than("asset", "sharing-incentive", 2, 2, "positive", F(2, 3), 60).status == PROVED
+    assert worse_than("asset", "sharing-incentive", 2, 2, "positive", F(67, 100), 60).status == WORSE
+    r = worst_case("drf", "utilization", 2, 2, budget=20)
+    assert r.value == 1 and r.bound is not None and r.bound.value == 1 and r.bound.steps == [("1", "proved")]

@@ -3,9 +3,10 @@ the tool then reports a pair, an instance attaining ``hi`` and a proof that
 no instance of the size is worse than ``lo``, with ``hi - lo`` at most
 :data:`~models.tolerances.BOUND_BISECTION_TOL` when complete.
 
-Only the direction "min" is encoded (efficiency); the first query asks at
-the attained value itself, so a worst instance that is exactly optimal is
-proved so in one step.
+Only metrics whose worst is the minimum are encoded (efficiency, sharing
+incentive, utilization); the first query asks at the attained value
+itself, so a worst instance that is exactly optimal is proved so in one
+step.
 """
 
 from __future__ import annotations

@@ -57,15 +57,65 @@ def close_enough(metric: Metric, value: float, found: float) -> bool:
     return metric.loss(value) <= metric.loss(found) + metric.shrink_rtol * max(abs(found), 1.0)
 
 
-def certify(policy: Policy, metric: Metric, space: Space, theta: np.ndarray, found: float
+def _digits(v: int) -> int:
+    """Significant digits of ``v`` (0 has none)."""
+    return len(str(v).rstrip("0")) if v else 0
+
+
+def _simpler(v: int, q: int, least: int) -> list[int]:
+    """Values simpler than ``v`` in ``[least, q]``: fewer significant digits first."""
+    out = {least, 1, q}
+    for k in range(1, len(str(v))):
+        out.add(int(round(v, -k)))
+    return sorted((c for c in out if least <= c <= q and c != v and _digits(c) < _digits(v)),
+                  key=lambda c: (_digits(c), c))
+
+
+def simplify(policy: Policy, metric: Metric, space: Space, inst: Instance, found: float, effort: int) -> Instance:
+    """Greedy: replace demand entries by simpler integers (1, the capacity,
+    fewer significant digits) while the float value stays close to
+    ``found``, within ``effort`` metric evaluations; then divide each
+    resource's column and capacity by their common divisor."""
+    q = int(inst.capacity_exact[0])
+    dem = [[int(v) for v in row] for row in inst.demands_exact]
+    least = 0 if space.domain == ZEROS else 1
+    for i in range(space.n):
+        for j in range(space.m):
+            for c in _simpler(dem[i][j], q, least):
+                if effort <= 0:
+                    break
+                trial = [list(r) for r in dem]
+                trial[i][j] = c
+                if not any(trial[i]):
+                    continue
+                effort -= 1
+                try:
+                    ok = close_enough(metric, metric.evaluate(policy, Instance.from_exact([q] * space.m, trial)), found)
+                except (SolverError, InstanceError, ValueError, ArithmeticError):
+                    ok = False
+                if ok:
+                    dem = trial
+                    break
+    caps = []
+    for j in range(space.m):
+        g = math.gcd(q, *(row[j] for row in dem))
+        caps.append(q // g)
+        for row in dem:
+            row[j] //= g
+    return Instance.from_exact(caps, dem)
+
+
+def certify(policy: Policy, metric: Metric, space: Space, theta: np.ndarray, found: float, effort: int = 0
             ) -> tuple[Instance, Measure]:
     """The simplest instance near ``theta`` that keeps the value found, and
-    its exact measure."""
+    its exact measure (``effort``: metric evaluations for :func:`simplify`)."""
     demands = space.demands(theta)
-    for inst in [*integer_versions(space, demands), exact_version(demands)]:
+    for inst, integer in [*((i, True) for i in integer_versions(space, demands)), (exact_version(demands), False)]:
         try:
             if not close_enough(metric, metric.evaluate(policy, inst), found):
                 continue
+            if integer and effort > 0:
+                inst = simplify(policy, metric, space, inst, found, effort)
             m = metric.measure(policy, inst)
         except (SolverError, InstanceError, ValueError, ArithmeticError):
             continue

@@ -18,6 +18,10 @@ from .space import DOMAINS, Space
 
 #: A bound is proved automatically when ``users * resources`` is at most this.
 BOUND_AUTO_CELLS = 4
+#: Metric evaluations spent simplifying the certified instance's entries:
+#: this many per entry, but at most a fifth of the budget (at least SIMPLIFY_MIN).
+SIMPLIFY_PER_ENTRY = 4
+SIMPLIFY_MIN = 10
 #: Seconds given to the bound's bisection when no timeout is set.
 BOUND_TIMEOUT = 60.0
 
@@ -95,7 +99,8 @@ def _search(run: Run, seed: int) -> WorstCase:
         raise KeyboardInterrupt
     if run.best_theta is None:
         raise ValueError(f"no instance could be evaluated for {pol.label} ({run.failures} solver failures)")
-    instance, measure = certify(pol, met, space, run.best_theta, run.best_value)
+    effort = min(SIMPLIFY_PER_ENTRY * space.dim, max(SIMPLIFY_MIN, run.budget // 5))
+    instance, measure = certify(pol, met, space, run.best_theta, run.best_value, effort)
     return WorstCase(pol.label, met.name, met.direction, space.n, space.m, space.domain, seed, measure.value,
                      measure.exact, instance, measure.allocation, measure.detail, run.best_value,
                      run.evaluations, time.perf_counter() - run.started, run.trace, None, run.interrupted)

@@ -16,7 +16,8 @@ import z3
 from . import BOUNDS, BoundEncoding
 
 
-def _shares(mk: Any) -> tuple[list[Any], list[Any]]:
+def dominant_share_terms(mk: Any) -> tuple[list[Any], list[Any]]:
+    """``s_i = max_j d_ij / R_j`` as terms, with their defining constraints."""
     if mk.unit and mk.dom is not None:
         return [z3.RealVal(1)] * mk.n, []
     s = [z3.Real(f"eff_s{i}") for i in range(mk.n)]
@@ -29,7 +30,7 @@ def _shares(mk: Any) -> tuple[list[Any], list[Any]]:
 
 def efficiency_below(mk: Any, x: Sequence[Any], v: Fraction) -> list[Any]:
     """Constraints satisfiable exactly when ``x`` has efficiency below ``v``."""
-    s, cons = _shares(mk)
+    s, cons = dominant_share_terms(mk)
     z = [z3.Real(f"eff_z{i}") for i in range(mk.n)]
     best = z3.Sum([s[i] * z[i] for i in range(mk.n)])
     got = z3.Sum([s[i] * x[i] for i in range(mk.n)])
