@@ -104,7 +104,12 @@ def _stamp_file(kernel: Callable[..., Any], helpers: Sequence[Callable[..., Any]
     sources = [f"# {fn.__module__}.{fn.__qualname__}\n{inspect.getsource(fn)}" for fn in (*helpers, kernel)]
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text("# compiled by fairalloc (models/compiled.py) from:\n\n" + "\n".join(sources))
-    os.replace(tmp, path)
+    try:  # never replace another process's stamp: numba keys its cache on the file's time and size
+        os.link(tmp, path)
+    except FileExistsError:
+        return path, False
+    finally:
+        tmp.unlink()
     return path, True
 
 

@@ -41,7 +41,7 @@ def test_docs_build_with_warnings_as_errors(tmp_path: Path) -> None:
     import analyzer
 
     for name in analyzer.__all__:  # every public name has its entry
-        assert f'id="analyzer.{name}"' in api, name
+        assert f'id="analyzer.{name}"' in api, f"add analyzer.{name} to docs/api.md"
     assert 'id="analyzer.simulation.result.SimulationResult"' in api
     assert "63/25" in (out / "guide.html").read_text()  # the README's guide, rendered
 

@@ -79,36 +79,37 @@ def _handler_installed(pid: int) -> bool:
     return False
 
 
-def _start(command: str, out: Path) -> subprocess.Popen:
-    """The CLI in its own process group (Ctrl-C reaches the whole group, pool workers too)."""
+def _popen(args: list[str]) -> subprocess.Popen:
+    """``python -m analyzer ARGS`` in its own process group (Ctrl-C reaches
+    the whole group, pool workers too)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "analyzer", *COMMANDS[command], "--out", str(out)], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    return subprocess.Popen([sys.executable, "-m", "analyzer", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
-def _wait_until_ready(proc: subprocess.Popen) -> None:
-    """Wait for the readiness event (the handler installed), not for a time."""
-    while not _handler_installed(proc.pid):
-        assert proc.poll() is None, proc.communicate()
-        time.sleep(0.002)
+def _interrupt_each(runs: list[tuple[subprocess.Popen, float]]) -> None:
+    """Wait until each run is ready (its handler installed, or it ended): an
+    event, not a time; then Ctrl-C each ``delay`` seconds after that, the
+    smallest delay first (each run is interrupted after at least its own)."""
+    for proc, _ in runs:
+        while proc.poll() is None and not _handler_installed(proc.pid):
+            time.sleep(0.002)
+    begin = time.monotonic()
+    for proc, delay in sorted(runs, key=lambda r: r[1]):
+        time.sleep(max(0.0, begin + delay - time.monotonic()))
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
 
 
 def _sweep(command: str, tmp_path: Path) -> None:
-    """Start one run per delay, all at once; Ctrl-C each that long after it is
-    ready; each exits 130 with one line and a readable --out file."""
+    """Start one run per delay, all at once, and interrupt each; each exits
+    130 with one line and a readable --out file."""
     from analyzer.searching.stream import read_records
 
-    runs = [(_start(command, tmp_path / f"{command}{k}.jsonl"), tmp_path / f"{command}{k}.jsonl", delay)
-            for k, delay in enumerate(DELAYS)]
-    for proc, _, _ in runs:
-        _wait_until_ready(proc)
-    # the smallest delay first: each run is interrupted after at least its own delay
-    begin = time.monotonic()
-    for proc, _, delay in sorted(runs, key=lambda r: r[2]):
-        time.sleep(max(0.0, begin + delay - time.monotonic()))
-        os.killpg(proc.pid, signal.SIGINT)
-    for proc, out, delay in runs:
+    outs = [tmp_path / f"{command}{k}.jsonl" for k in range(len(DELAYS))]
+    runs = [(_popen([*COMMANDS[command], "--out", str(out)]), delay) for out, delay in zip(outs, DELAYS, strict=True)]
+    _interrupt_each(runs)
+    for (proc, delay), out in zip(runs, outs, strict=True):
         stdout, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 130, (delay, stderr)
         assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, (delay, stderr)
@@ -128,31 +129,23 @@ def test_ctrl_c_at_any_moment_exits_130_with_one_line(command: str, tmp_path: Pa
     _sweep(command, tmp_path)
 
 
-@pytestmark_linux
-def test_ctrl_c_up_to_the_last_write_of_a_short_command(tmp_path: Path) -> None:
+def _short_sweep() -> None:
     """A command that ends on its own: whatever moment Ctrl-C hits (imports,
     solving, writing, after the last write), the run either completed
     (exit 0, the whole output, nothing on stderr) or says so in one line
     (exit 130)."""
-    args = [sys.executable, "-m", "analyzer", "solve", "examples/paper_two_users.toml", "--exact"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    full = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-    assert full.returncode == 0, full.stderr
-    runs = [(subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True), delay) for delay in (0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 4.0)]
-    for proc, delay in runs:
-        while proc.poll() is None and not _handler_installed(proc.pid):
-            time.sleep(0.002)
-        if delay:
-            time.sleep(delay)
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGINT)
+    args = ["solve", "examples/paper_two_users.toml", "--exact"]
+    reference = _popen(args)  # not interrupted, beside the others
+    runs = [(_popen(args), delay) for delay in (0.0, 0.05, 0.2, 0.5, 1.0, 2.0)]
+    _interrupt_each(runs)
+    full_stdout, full_stderr = reference.communicate(timeout=120)
+    assert reference.returncode == 0, full_stderr
     for proc, delay in runs:
         stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode in (0, 130), (delay, proc.returncode, stderr)
         assert "Traceback" not in stderr, (delay, stderr)
         if proc.returncode == 0:
-            assert stdout == full.stdout and stderr == "", (delay, stderr)
+            assert stdout == full_stdout and stderr == "", (delay, stderr)
         else:
             assert stderr == "fairalloc: error: interrupted\n", (delay, stderr)
 
@@ -171,8 +164,14 @@ def busy_machine():
 
 
 @pytestmark_linux
+def test_ctrl_c_up_to_the_last_write_of_a_short_command() -> None:
+    _short_sweep()
+
+
+@pytestmark_linux
 def test_ctrl_c_at_any_moment_on_a_busy_machine(busy_machine, tmp_path: Path) -> None:
     _sweep("search", tmp_path)
+    _short_sweep()
 
 
 def test_console_script_entry_point_is_stdlib_only() -> None:
