@@ -23,7 +23,7 @@ from .instance_stream import Cell
 BATCH_SCREEN: bool = True
 
 #: Positions screened together when :data:`BATCH_SCREEN` is on.
-SCREEN_BATCH: int = 64
+SCREEN_BATCH: int = 256
 
 #: Near misses kept as starting points of the optimisation.
 NEAR_MISSES: int = 8
