@@ -257,13 +257,13 @@ class Run:
             most = min(totals[j] // d for j, d in st.demand(i)) + 1 + st.tasks[i]
             if most * s >= INT64_SAFE:
                 return False
-        from .._fill_kernel import _grow, first_fit_kernel
+        from .._fill_kernel import _find, _fits, _grow, _update, first_fit_kernel
         from ..compiled import compiled
 
         big = 1 << 62
         caps = np.array([big if c is None else c for c in st.data.caps], dtype=np.int64)
         tasks = np.asarray(st.tasks, dtype=np.int64)
-        picks, placed, fails, decisions = compiled(first_fit_kernel, (_grow,))(
+        picks, placed, fails, decisions = compiled(first_fit_kernel, (_grow, _fits, _find, _update))(
             np.asarray(S, dtype=np.int64), np.asarray(self.rank, dtype=np.int64), caps, D, free, tasks,
             np.asarray(self._starters(), dtype=np.int64), self.stop)
         st.tasks[:] = tasks.tolist()
