@@ -27,7 +27,7 @@ def _grow(a: np.ndarray, n: int) -> np.ndarray:
     return b
 
 
-def _fits(tree: np.ndarray, node: int, D: np.ndarray, i: int) -> bool:
+def _fits(tree: np.ndarray, node: int, D: np.ndarray, i: int | np.integer) -> bool:
     """True when the most free space of each resource below ``node`` holds
     one task of user ``i`` (for a leaf: the machine holds it)."""
     for j in range(D.shape[1]):
@@ -37,7 +37,7 @@ def _fits(tree: np.ndarray, node: int, D: np.ndarray, i: int) -> bool:
     return True
 
 
-def _find(tree: np.ndarray, S: int, lo: int, D: np.ndarray, i: int) -> int:
+def _find(tree: np.ndarray, S: int, lo: int, D: np.ndarray, i: int | np.integer) -> int:
     """The lowest machine ``>= lo`` that holds one task of user ``i``, or
     -1: a left-first walk of the max-tree (leaves ``S..``), skipping every
     subtree whose per-resource maxima cannot hold the task."""
