@@ -163,3 +163,34 @@ def test_build_of_integers_is_from_arrays_and_keeps_its_errors():
         build([0, 2], [[1, 1]])
     with pytest.raises(InstanceError):
         build([2, 2], [[0, 0]])
+
+
+def test_positions_of_other_shapes_are_skipped_unbuilt_with_the_same_stream():
+    """A single-resource property's search draws only the shape of a random
+    position with several resources (no instance built), and every position
+    it builds is the instance of the full stream."""
+    from analyzer.searching import strategies
+    from analyzer.searching.instance_stream import make_cell
+
+    cell = make_cell("drf", "single-resource-fairness", 300, 0, "weights,caps,zeros", "continuous")
+    assert cell.shapes is not None
+    built = {"n": 0}
+    decorate = strategies.decorate
+
+    def counting(*args, **kwargs):
+        built["n"] += 1
+        return decorate(*args, **kwargs)
+
+    strategies.decorate = counting
+    single = 0
+    try:
+        for pos in range(cell.grid_len, cell.grid_len + 200):
+            phase, inst = cell.at_if(pos, cell.shapes)
+            full = cell.at(pos)
+            assert phase == full[0]
+            assert (inst is None) == (full[1].m != 1)
+            assert inst is None or inst.describe() == full[1].describe()
+            single += full[1].m == 1
+    finally:
+        strategies.decorate = decorate
+    assert 0 < single < 200 and built["n"] == 200 + single  # the skipped ones were never finished

@@ -132,6 +132,14 @@ class Property(ABC):
         ``m == 1``). A check on such an instance returns ``None``."""
         return None
 
+    def applies_to_shape(self, n: int, m: int) -> bool:
+        """False when :meth:`applies` rejects every instance with ``n``
+        users and ``m`` resources: the search then skips such stream
+        positions without building their instances. The default, True,
+        decides nothing; a property whose :meth:`applies` depends on the
+        shape overrides both alike."""
+        return True
+
     @abstractmethod
     def check(self, policy: Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         """An exactly verified violation on ``instance``, or ``None``."""

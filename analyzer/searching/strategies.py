@@ -39,6 +39,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 
@@ -148,6 +149,13 @@ class Strategy(ABC):
     def draw(self, rng: np.random.Generator) -> Instance:
         """One instance."""
 
+    def draw_if(self, rng: np.random.Generator, wanted: Callable[[int, int], bool]) -> Instance | None:
+        """:meth:`draw`, or ``None`` when the draw's ``(n, m)`` is not
+        ``wanted`` (then the rest of it is not drawn, where the strategy
+        draws its shape first)."""
+        inst = self.draw(rng)
+        return inst if wanted(inst.n, inst.m) else None
+
     def map(self, fn: Callable[[Instance], Instance], name: str | None = None) -> Strategy:
         """The strategy whose draws are ``fn(draw)``."""
         return _Mapped(self, fn, name or f"{self.name}.map")
@@ -215,10 +223,24 @@ class _Random(Strategy):
 
     cls: InstanceClass
     name: str = "random"
+    #: Fewest resources drawn.
+    M_MIN: ClassVar[int] = 1
+
+    def shape(self, rng: np.random.Generator) -> tuple[int, int]:
+        """The draw's first step: its ``(n, m)`` (a search skips the rest of
+        a draw whose shape its property says nothing about)."""
+        n = int(rng.integers(2, self.cls.n_max + 1))
+        return n, int(rng.integers(self.M_MIN, self.cls.m_max + 1))
 
     def draw(self, rng: np.random.Generator) -> Instance:
-        n = int(rng.integers(2, self.cls.n_max + 1))
-        m = int(rng.integers(1, self.cls.m_max + 1))
+        return self.finish(rng, *self.shape(rng))
+
+    def draw_if(self, rng: np.random.Generator, wanted: Callable[[int, int], bool]) -> Instance | None:
+        n, m = self.shape(rng)
+        return self.finish(rng, n, m) if wanted(n, m) else None
+
+    def finish(self, rng: np.random.Generator, n: int, m: int) -> Instance:
+        """The rest of a draw of shape ``(n, m)`` (after :meth:`shape`)."""
         cap, dem = self.data(rng, n, m)
         return decorate(rng, self.cls, cap, dem)
 
@@ -249,6 +271,7 @@ class _SharedDominant(_Random):
     """Every user's dominant resource is the same one (chosen at random)."""
 
     name: str = "shared-dominant"
+    M_MIN: ClassVar[int] = 2
 
     def data(self, rng: np.random.Generator, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
         cap = rng.integers(1, 31, size=m)
@@ -259,9 +282,7 @@ class _SharedDominant(_Random):
         dem[:, j] = need.max(axis=1) + rng.integers(0, 3, size=n)
         return cap, dem
 
-    def draw(self, rng: np.random.Generator) -> Instance:
-        n = int(rng.integers(2, self.cls.n_max + 1))
-        m = int(rng.integers(2, self.cls.m_max + 1))
+    def finish(self, rng: np.random.Generator, n: int, m: int) -> Instance:
         cap, dem = self.data(rng, n, m)
         dominant = np.argmax(dem / cap[None, :], axis=1)
         return decorate(rng, self.cls, cap, dem, keep=dominant)
