@@ -121,6 +121,10 @@ class Property(ABC):
     #: subclass from its definition (the search optimises the margin only
     #: then).
     has_margin: ClassVar[bool] = False
+    #: Relative cost of checking one instance (1: one allocation and a few
+    #: comparisons); a property table starts its costliest cells first, so
+    #: that no long cell starts last and leaves the other workers idle.
+    search_cost: ClassVar[float] = 1.0
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -122,6 +122,7 @@ class StrategyProofness(Property):
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "no user runs more of its true tasks by reporting another demand vector"
     order = 2
+    search_cost = 5.0  # hundreds of reports filled per instance
 
     def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 36, seed: int = 0,
                  light: tuple[int, int, int, int] = (12, 5, 12, 9),
