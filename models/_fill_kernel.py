@@ -55,6 +55,15 @@ def _find(tree: np.ndarray, S: int, lo: int, D: np.ndarray, i: int | np.integer)
         node += 1
 
 
+def _scan(free: np.ndarray, lo: int, D: np.ndarray, i: int | np.integer) -> int:
+    """:func:`_find` by a plain scan of the machines from ``lo`` (the
+    reference the max-tree is checked and measured against)."""
+    for k in range(lo, free.shape[0]):
+        if _fits(free, k, D, i):
+            return k
+    return -1
+
+
 def _update(tree: np.ndarray, S: int, k: int, free: np.ndarray) -> None:
     """Machine ``k``'s free space into the max-tree, leaf to root."""
     node = k + S
@@ -70,12 +79,13 @@ def _update(tree: np.ndarray, S: int, k: int, free: np.ndarray) -> None:
 
 
 def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.ndarray, free: np.ndarray,
-                     tasks: np.ndarray, starters: np.ndarray, stop: bool
+                     tasks: np.ndarray, starters: np.ndarray, stop: bool, scan: bool = False
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Run the batched loop; ``tasks`` and ``free`` are updated in place.
     The lowest machine with room for a task is found in a max-tree over the
     machines' free space (:func:`_find`, O(m log K) per machine used)
-    instead of a scan from the user's cursor.
+    instead of a scan from the user's cursor (``scan=True``: the scan, the
+    reference; same placements).
 
     Returns the picks run-length encoded (rows ``user, count``), the
     placements (rows ``machine, user, count``), the users whose chosen task
@@ -130,7 +140,12 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
         done = np.int64(0)
         k = cursor[i]
         while done < want:
-            k = _find(tree, L, k, D, i) if k < K else -1  # the lowest machine from the cursor with room
+            if k >= K:
+                k = -1
+            elif scan:
+                k = _scan(free, k, D, i)
+            else:
+                k = _find(tree, L, k, D, i)  # the lowest machine from the cursor with room
             if k < 0:
                 k = K
                 break
@@ -141,7 +156,8 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
                     take = min(take, free[k, j] // d)
             for j in range(m):
                 free[k, j] -= D[i, j] * take
-            _update(tree, L, k, free)
+            if not scan:
+                _update(tree, L, k, free)
             placed = _grow(placed, n_placed)
             placed[n_placed, 0] = k
             placed[n_placed, 1] = i
