@@ -371,3 +371,28 @@ def test_engine_per_step_limit_is_honoured() -> None:
 def test_engine_bad_limit_is_refused(limit: list) -> None:
     with pytest.raises(PolicyError, match="^limit: "):
         discrete.Engine(_limit_instance(), "drf").allocate(limit=limit)
+
+
+def test_first_fit_max_tree_places_as_the_scan() -> None:
+    """The compiled first fit's max-tree search places every task where the
+    plain scan of the machines from the user's cursor does (several machine
+    shapes, fractional demands, users that fit only some machines)."""
+    from models.discrete import run as run_module
+
+    rng = np.random.default_rng(11)
+    for trial in range(6):
+        shapes = [[int(v) for v in rng.integers(2, 40, size=3)] for _ in range(4)]
+        machines = [{"count": int(rng.integers(5, 60)), "name": f"t{t}", **dict(zip("abc", s, strict=True))}
+                    for t, s in enumerate(shapes)]
+        users = {f"u{i}": {"demand": {r: f"{int(rng.integers(1, 9))}/{int(rng.integers(1, 4))}" for r in "abc"}}
+                 for i in range(int(rng.integers(3, 40)))}
+        tot = {r: sum(m[r] * m["count"] for m in machines) for r in "abc"}
+        inst = Instance.from_dict({"resources": tot, "users": users, "machines": machines})
+        tree = fill(inst, "drf", placement="first-fit")
+        run_module.FIRST_FIT_SCAN = True
+        try:
+            scan = fill(inst, "drf", placement="first-fit")
+        finally:
+            run_module.FIRST_FIT_SCAN = False
+        assert tree.picks == scan.picks and tree.tasks.tolist() == scan.tasks.tolist()
+        assert [dict(p) for p in tree.placed] == [dict(p) for p in scan.placed], trial

@@ -26,7 +26,7 @@ from models.filling_numeric import fill_shares
 
 from ._batch import is_filling, numeric_many
 from ._common import Evaluator, leontief_tasks_np, numeric_below
-from ._lie_reports import report_caps, report_rows
+from ._lie_reports import report_caps, report_rows, simplex_grid
 from .base import CONTINUOUS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,6 +57,8 @@ class Group:
         self.scale = np.maximum(np.abs(self.X), 1.0)
         self.users = self.X < self.K  # a capped user cannot gain
         self.rngs = [np.random.default_rng(prop.seed) for _ in insts]
+        #: What the grid's numbers depend on besides the instance.
+        self.key = (prop.params(), scaled, mode, fill_key(fill))
 
     # ---------------------------------------------------------------- fills
     def true_tasks(self, b: np.ndarray, who: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -88,6 +90,14 @@ class Group:
     def grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every candidate report of every user who might gain, in member
         and user order: member, user, report row and gain."""
+        m = self.D.shape[2]
+        if m <= 3 and not self.scaled:  # no random directions, scale 1: all users' candidates at once
+            b, who = np.nonzero(self.users)
+            S, ok = grid_directions(self.prop, self.D[b, who], self.R[b])
+            count = ok.sum(axis=1)
+            b, who = np.repeat(b, count), np.repeat(who, count)
+            S = np.hstack([S[ok], np.zeros((len(b), 1))])
+            return b, who, S, self.gains(b, who, S)
         bs, ws, Ss = [], [], []
         for b, inst in enumerate(self.insts):
             for i in np.flatnonzero(self.users[b]).tolist():
@@ -101,10 +111,11 @@ class Group:
         b, who, S = np.concatenate(bs), np.concatenate(ws), np.vstack(Ss)
         return b, who, S, self.gains(b, who, S)
 
-    def best_margins(self) -> np.ndarray:
+    def best_margins(self, grid: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """Per member: minus the largest relative gain on the grid (``inf``
-        when no user might gain)."""
-        b, _, _, gain = self.grid()
+        when no user might gain); ``grid`` is :meth:`grid`'s result when
+        already computed."""
+        b, _, _, gain = grid if grid is not None else self.grid()
         out = np.full(len(self.insts), -np.inf)
         np.maximum.at(out, b, gain)
         return -out
@@ -113,7 +124,9 @@ class Group:
     def screen(self) -> list[list[Found]]:
         """Per member, the reports (gain, user, report row) whose true tasks
         beat the truth numerically."""
-        b, who, S, gain = self.grid()
+        b, who, S, gain = grid = self.grid()
+        for inst, mg in zip(self.insts, self.best_margins(grid).tolist(), strict=True):
+            _MARGINS[id(inst)] = (inst, self.key, mg)
         if len(b) == 0:
             return [[] for _ in self.insts]
         seg = b * self.D.shape[1] + who  # one segment per (member, user), in order
@@ -173,6 +186,53 @@ class Group:
         return cur, report_rows(u)
 
 
+#: The grid margins (:meth:`Group.best_margins`) of the instances of the last
+#: screens, by ``id`` (with the instance itself, so that a reused ``id``
+#: never matches, and the search's settings): the search asks for the margin
+#: of an instance it has just screened, and gets these numbers, which a
+#: group of one would compute again.
+_MARGINS: dict[int, tuple[Instance, tuple[object, ...], float]] = {}
+#: Entries kept in :data:`_MARGINS` (older ones are dropped).
+MARGIN_MEMO: int = 4096
+
+
+def remembered_margin(inst: Instance, key: tuple[object, ...]) -> float | None:
+    """The grid margin the last screens computed for this instance object
+    with these settings, or ``None``."""
+    hit = _MARGINS.get(id(inst))
+    if len(_MARGINS) > MARGIN_MEMO:
+        _MARGINS.clear()
+    if hit is None or hit[0] is not inst or hit[1] != key:
+        return None
+    return hit[2]
+
+
+def fill_key(fill: Fill) -> object:
+    """What identifies a fill's numbers: the policy and mode it fills for."""
+    return getattr(fill, "key", None)
+
+
+def grid_directions(prop: StrategyProofness, D: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`~.strategy_proofness.StrategyProofness._directions` of many
+    users at once (rows of their demands ``D`` and capacities ``R``; two or
+    three resources, so no random directions): every user's candidate
+    directions (U, G, m), with the same numbers, and which of them are kept
+    (a needed resource is never zeroed)."""
+    U, m = D.shape
+    need = D > 0
+    truth = D / R
+    grid = simplex_grid(m, prop.grid2 if m == 2 else prop.grid3)
+    f = np.asarray(prop.singles, dtype=float)
+    j = np.repeat(np.arange(m), len(f))
+    fk = np.tile(f, m)
+    singles = np.repeat(truth[:, None, :], m * len(f), axis=1)  # row j * len(f) + k
+    singles[:, np.arange(m * len(f)), j] = np.where(need[:, j], truth[:, j] * fk,
+                                                   truth.max(axis=1)[:, None] * fk / 4)
+    S = np.concatenate([np.broadcast_to(grid, (U, *grid.shape)), singles], axis=1)
+    S = S / S.sum(axis=2, keepdims=True)
+    return S, np.all((S > 0) | ~need[:, None, :], axis=2)
+
+
 def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> Fill:
     """How a group's deviated instances are filled: one vectorised
     progressive filling for the filling family in the continuous setting
@@ -184,6 +244,7 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> Fill:
         def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
             return fill_shares(policy.shares_batch(D, cap), D, cap, w, Kc)[0]
 
+        filling.key = ("filling", policy.label, ev.mode)  # type: ignore[attr-defined]
         return filling
 
     def one_by_one(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -193,4 +254,5 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> Fill:
             out[sel] = numeric_many(ev, insts[k], demands=D[sel], caps=Kc[sel])
         return out
 
+    one_by_one.key = ("each", ev.policy.label, ev.mode)  # type: ignore[attr-defined]
     return one_by_one

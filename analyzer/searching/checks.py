@@ -23,7 +23,7 @@ from .instance_stream import Cell
 BATCH_SCREEN: bool = True
 
 #: Positions screened together when :data:`BATCH_SCREEN` is on.
-SCREEN_BATCH: int = 64
+SCREEN_BATCH: int = 256
 
 #: Near misses kept as starting points of the optimisation.
 NEAR_MISSES: int = 8
@@ -62,8 +62,8 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
     checked = 0
     step = SCREEN_BATCH if BATCH_SCREEN else 1
     for lo in range(start, stop, step):
-        batch = [(pos, *cell.at(pos)) for pos in range(lo, min(lo + step, stop))]
-        kinds = [screenable(cell, inst) for _, _, inst in batch]
+        batch = [(pos, *cell.at_if(pos, cell.shapes)) for pos in range(lo, min(lo + step, stop))]
+        kinds = ["a" if inst is None else screenable(cell, inst) for _, _, inst in batch]
         flagged = np.ones(len(batch), dtype=bool)
         if BATCH_SCREEN:
             todo = [k for k, kind in enumerate(kinds) if kind == "c"]

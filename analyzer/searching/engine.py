@@ -53,7 +53,7 @@ from .stream import Recorder, Throttle
 GENERATE_FACTOR: int = 25
 
 #: Positions per chunk of work.
-CHUNK: int = 64
+CHUNK: int = 256
 
 #: Fewest checks a shrink may spend, however small the search budget.
 SHRINK_MIN_CHECKS: int = 60
