@@ -71,7 +71,7 @@ def solve(
     Fraction(2, 1)
     """
     inst = as_instance(instance)
-    if isinstance(policy, list | tuple):
+    if not isinstance(policy, str | Policy):
         from .comparison import Comparison
 
         if not policy:

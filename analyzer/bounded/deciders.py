@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from models import Instance, Policy
@@ -214,7 +215,8 @@ def decide_lies(ctx: Context, point: Point) -> Hit | None:
                 if lie_bound(point[0], row, r) <= ctx.tasks(member)[pos]:
                     continue
                 ctx.evaluations += 1
-                if sp.verify_report(ctx.ev, ctx.instance(member), ctx.tasks(member), pos, list(r)) is not None:
+                report = [Fraction(v) for v in r]
+                if sp.verify_report(ctx.ev, ctx.instance(member), ctx.tasks(member), pos, report) is not None:
                     return Hit("lie", member, (pos, r))
     return None
 
@@ -247,7 +249,7 @@ def verify_growth(ctx: Context, inst: Instance, cap: tuple[int, ...], xe: tuple[
 
     rm = ctx.prop if isinstance(ctx.prop, ResourceMonotonicity) else ResourceMonotonicity()
     grown = ", ".join(f"{r} {show(c)}" for r, c in zip(inst.resources, cap, strict=True))
-    return rm.verify_growth(ctx.ev, inst, xe, list(cap), f"when the capacities grow to {grown}")
+    return rm.verify_growth(ctx.ev, inst, xe, [Fraction(c) for c in cap], f"when the capacities grow to {grown}")
 
 
 def violation(ctx: Context, hit: Hit) -> Violation | None:

@@ -55,7 +55,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -144,8 +144,8 @@ def ties(share: LinearShare | None, instance: Instance, roles: Sequence[Any] | N
         return None
     D = [list(row) for row in (demands if demands is not None else instance.demands_exact)]
     R = list(capacity if capacity is not None else instance.capacity_exact)
-    c = share.policy.shares_for(instance, np.array([[Fraction(v) for v in row] for row in D], dtype=object),
-                                np.array([Fraction(v) for v in R], dtype=object))
+    c = share.policy.shares_for(instance, np.array([[Fraction(cast(Any, v)) for v in row] for row in D], dtype=object),
+                                np.array([Fraction(cast(Any, v)) for v in R], dtype=object))
     rates = [Fraction(ci) / w for ci, w in zip(np.asarray(c, dtype=object).reshape(-1), instance.weights_exact,
                                                strict=True)]
     keys = list(zip(map(tuple, D), instance.weights_exact, instance.max_tasks_exact,

@@ -99,10 +99,10 @@ class Group:
             S = np.hstack([S[ok], np.zeros((len(b), 1))])
             return b, who, S, self.gains(b, who, S)
         bs, ws, Ss = [], [], []
-        for b, inst in enumerate(self.insts):
-            for i in np.flatnonzero(self.users[b]).tolist():
-                S = self.prop._candidates(inst, i, self.rngs[b], self.scaled)
-                bs.append(np.full(len(S), b))
+        for k, inst in enumerate(self.insts):
+            for i in np.flatnonzero(self.users[k]).tolist():
+                S = self.prop._candidates(inst, i, self.rngs[k], self.scaled)
+                bs.append(np.full(len(S), k))
                 ws.append(np.full(len(S), i))
                 Ss.append(S)
         if not Ss:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -68,16 +69,18 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
         if BATCH_SCREEN:
             todo = [k for k, kind in enumerate(kinds) if kind == "c"]
             if todo:
-                flagged[todo] = cell.prop.screen_many(cell.policy, [batch[k][2] for k in todo], cell.mode)
+                screened = [cast(Instance, batch[k][2]) for k in todo]
+                flagged[todo] = cell.prop.screen_many(cell.policy, screened, cell.mode)
         for (pos, phase, inst), kind, flag in zip(batch, kinds, flagged, strict=True):
             v, err = None, None
-            if kind == "c" and flag:
+            if kind == "c" and flag and inst is not None:  # kind 'c' has an instance
                 kind, v, err = checked_kind(cell, inst)
             events.append(kind)
             if err and out.error is None:
                 out.error = err
             if kind != "c":
                 continue
+            assert inst is not None  # kind 'c' has an instance
             checked += 1
             if v is not None:
                 out.violation, out.phase = v, phase

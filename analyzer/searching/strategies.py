@@ -39,7 +39,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -78,7 +78,9 @@ def build(capacity: Sequence[int | Fraction], demands: Sequence[Sequence[int | F
     ]
     plain = all(type(v) is int and -_EXACT_INT_LIMIT < v < _EXACT_INT_LIMIT for v in flat)  # the common case, fast
     if plain:
-        inst = _valid_integers(capacity, demands, weights, caps)
+        # ``plain``: every value is an int
+        inst = _valid_integers(cast(Sequence[int], capacity), cast(Sequence[Sequence[int]], demands),
+                               cast("Sequence[int] | None", weights), cast("Sequence[int | None] | None", caps))
         if inst is not None:
             return inst
     users, resources = _names(len(demands), len(capacity))

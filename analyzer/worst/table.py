@@ -45,7 +45,7 @@ class WorstTable:
                 if r is None:
                     rows.append([p, m, "", "", "not run (interrupted)", ""])
                 else:
-                    rows.append([p, m, r.direction, fmt_number(r.value), r.instance.describe(), r.evaluations])
+                    rows.append([p, m, r.direction, fmt_number(r.value), r.instance.describe(), str(r.evaluations)])
         return Table(f"Worst cases at {self.users} users x {self.resources} resources",
                      ["policy", "metric", "worst", "value", "instance", "evaluations"], rows)
 

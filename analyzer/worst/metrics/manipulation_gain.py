@@ -144,8 +144,8 @@ def _exact_lie(instance: Instance, i: int, report: list[Fraction]) -> Instance:
     need = dem[i]
     dem[i] = list(report)
     caps = list(instance.max_tasks_exact)
-    if caps[i] is not None:  # the liar's cap in reported tasks: the same true tasks
-        caps[i] = caps[i] * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
+    if (cap_i := caps[i]) is not None:  # the liar's cap in reported tasks: the same true tasks
+        caps[i] = cap_i * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
     return Instance.from_exact(list(instance.capacity_exact), dem, resources=instance.resources,
                                users=instance.users, weights=list(instance.weights_exact),
                                max_tasks=caps if instance.capped else None)
