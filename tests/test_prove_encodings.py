@@ -44,7 +44,7 @@ def _instance(rng: np.random.Generator, policy: str, weighted: bool, capped: boo
     D[D.sum(axis=1) == 0, 0] = 1
     R = rng.integers(2, 12, size=m)
     w = [int(v) for v in rng.integers(1, 4, size=n)] if rng.random() < 0.5 and weighted else None
-    k = [int(v) if v < 5 else None for v in rng.integers(1, 8, size=n)] if rng.random() < 0.5 and capped else None
+    k = [int(v) if v < 5 else None for v in rng.integers(0, 8, size=n)] if rng.random() < 0.5 and capped else None
     return Instance.from_exact([int(v) for v in R], [[int(v) for v in row] for row in D], weights=w, max_tasks=k)
 
 
