@@ -145,6 +145,16 @@ def test_prover_agrees_with_the_table(policy: str, prop: str, domain: str, statu
         assert v.exact == (policy not in ("fds", "gfj"))
 
 
+@pytest.mark.parametrize(("policy", "prop"), [
+    ("utilitarian", "pareto-efficiency"), ("bbf", "bottleneck-based-fairness"), ("bbf", "envy-freeness"),
+    ("fds", "sharing-incentive"), ("single-resource", "strategy-proofness"), ("slots", "pareto-efficiency"),
+])
+def test_weighted_capped_cells_are_proved(policy: str, prop: str) -> None:
+    r = prove(policy, prop, 2, 2, weighted=True, capped=True, timeout=120, workers=1)
+    assert r.status == "proved", r.reason
+    assert r.assumptions["weights"] == "any > 0" and r.assumptions["caps"] != "none"
+
+
 @pytest.mark.parametrize("policy", ["drfh", "hdrf", "hdrf-naive", "fds:beta=0.3333", "single-resource:resource=cpu"])
 def test_unencodable_policy_is_unknown_with_the_reason(policy: str) -> None:
     with pytest.raises(Unencodable):
