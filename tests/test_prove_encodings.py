@@ -44,7 +44,7 @@ def _instance(rng: np.random.Generator, policy: str, weighted: bool, capped: boo
     D[D.sum(axis=1) == 0, 0] = 1
     R = rng.integers(2, 12, size=m)
     w = [int(v) for v in rng.integers(1, 4, size=n)] if rng.random() < 0.5 and weighted else None
-    k = [int(v) if v < 5 else None for v in rng.integers(1, 8, size=n)] if rng.random() < 0.5 and capped else None
+    k = [int(v) if v < 5 else None for v in rng.integers(0, 8, size=n)] if rng.random() < 0.5 and capped else None
     return Instance.from_exact([int(v) for v in R], [[int(v) for v in row] for row in D], weights=w, max_tasks=k)
 
 
@@ -143,6 +143,16 @@ def test_prover_agrees_with_the_table(policy: str, prop: str, domain: str, statu
         assert v.property == prop and v.instance.n == 2 and v.instance.m == 2
         # re-verified exactly where the policy has an exact solver (finite-beta FDS/GFJ: numerically confirmed)
         assert v.exact == (policy not in ("fds", "gfj"))
+
+
+@pytest.mark.parametrize(("policy", "prop"), [
+    ("utilitarian", "pareto-efficiency"), ("bbf", "bottleneck-based-fairness"), ("bbf", "envy-freeness"),
+    ("fds", "sharing-incentive"), ("single-resource", "strategy-proofness"), ("slots", "pareto-efficiency"),
+])
+def test_weighted_capped_cells_are_proved(policy: str, prop: str) -> None:
+    r = prove(policy, prop, 2, 2, weighted=True, capped=True, timeout=120, workers=1)
+    assert r.status == "proved", r.reason
+    assert r.assumptions["weights"] == "any > 0" and r.assumptions["caps"] != "none"
 
 
 @pytest.mark.parametrize("policy", ["drfh", "hdrf", "hdrf-naive", "fds:beta=0.3333", "single-resource:resource=cpu"])

@@ -9,7 +9,8 @@ R_j``, GFJ 1. The objective is strictly concave in the utilities and
 Slater's condition holds, so the KKT conditions characterise the unique
 optimum: prices ``p_j >= 0``, cap multipliers ``nu_i >= 0``, stationarity
 ``u_i v_i^-beta = q_i + nu_i`` with ``v_i = u_i x_i / w_i`` and ``q_i =
-sum_j p_j d_ij``, feasibility and complementary slackness. With ``beta =
+sum_j p_j d_ij``, feasibility and complementary slackness (a user capped
+at 0 gets nothing and leaves the program). With ``beta =
 a / b`` (coprime) the power is made polynomial by ``s_i > 0``, ``s_i^b =
 v_i``: ``v_i^-beta = s_i^-a``, so stationarity reads ``u_i = (q_i + nu_i)
 s_i^a`` (z3's nonlinear real arithmetic decides it exactly).
@@ -69,11 +70,13 @@ def kkt(units: Units, a: int, b: int) -> Callable[[Market, Sequence[Any], str], 
         cons += mk.feasible(x) + mk.capped_tasks(x) + [pj >= 0 for pj in p]
         for i in range(mk.n):
             q = z3.Sum([p[j] * mk.d[i][j] for j in range(mk.m)])
-            if mk.cap is not None:
-                nu = z3.Real(f"{tag}nu{i}")
-                cons += [nu >= 0, z3.Or(nu == 0, mk.at_cap(x, i))]
-                q = q + nu
-            cons += [s[i] > 0, s[i] ** b * mk.weight(i) == u[i] * x[i], u[i] == q * s[i] ** a]
+            stationary = [s[i] > 0, s[i] ** b * mk.weight(i) == u[i] * x[i]]
+            if mk.cap is None:
+                cons += stationary + [u[i] == q * s[i] ** a]
+                continue
+            nu = z3.Real(f"{tag}nu{i}")
+            inside = z3.And(*stationary, nu >= 0, z3.Or(nu == 0, mk.at_cap(x, i)), u[i] == (q + nu) * s[i] ** a)
+            cons.append(z3.If(mk.cap[i] > 0, inside, x[i] == 0))  # capped at 0: no tasks, out of the program
         cons += [z3.Or(p[j] == 0, mk.saturated(x, j)) for j in range(mk.m)]
         return cons
 

@@ -65,8 +65,13 @@ def _maximum_total(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
     """``sum_i x_i`` is the maximum total (a dual point of equal value)."""
     p, nu, cons = _dual(mk, tag)
     for i in range(mk.n):
-        cons.append(_price(mk, p, i) + (0 if nu is None else nu[i]) >= 1)
+        cost = _price(mk, p, i) + (0 if nu is None else nu[i])
+        cons += [cost >= 1, z3.Or(x[i] == 0, cost == 1)]
     cons.append(_capacity_value(mk, p, nu) == z3.Sum(list(x)))
+    # implied by the equal values (lemmas for the solver, no solution changes):
+    # complementary slackness, a priced resource full, a cap multiplier's user at its cap
+    cons += [z3.Or(p[j] == 0, mk.saturated(x, j)) for j in range(mk.m)]
+    cons += [] if nu is None else [z3.Or(nu[i] == 0, mk.at_cap(x, i)) for i in range(mk.n)]
     return cons
 
 
