@@ -207,3 +207,11 @@ def test_bounds_for_sharing_incentive_and_utilization() -> None:
     assert worse_than("asset", "sharing-incentive", 2, 2, "positive", F(67, 100), 60).status == WORSE
     r = worst_case("drf", "utilization", 2, 2, budget=20)
     assert r.value == 1 and r.bound is not None and r.bound.value == 1 and r.bound.steps == [("1", "proved")]
+
+
+def test_zero_demands_attain_the_max_min_price_of_fairness() -> None:
+    # Bertsimas, Farias, Trichakis (2011): max-min fairness keeps >= 4n/(n+1)^2 = 3/4 of the welfare at n = 3;
+    # with zero entries allowed the bound is attained exactly: <0,1>, <1,0>, <1,1>
+    r = worst_case("drf", "efficiency", 3, 2, budget=200, domain="zeros")
+    assert r.value == F(3, 4) and r.exact
+    assert any(0 in row for row in r.instance.demands_exact)
