@@ -303,9 +303,8 @@ class TableRun:
                 self._add(SearchResult.from_dict(done))
             else:
                 todo.append(c)
-        # slow cells first (costly properties, policies without the
-        # vectorised filling path), so that no long cell starts last and
-        # leaves the other workers idle
+        # costly properties and policies without the vectorised filling
+        # path first: no long cell starts last while the other workers idle
         todo.sort(key=lambda c: -c.prop.search_cost * (1 if isinstance(c.policy, FillingPolicy) else 2))
         if min(self.workers, len(todo)) > 1:
             warm_up(todo)
