@@ -120,7 +120,8 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 @pytest.mark.parametrize("argv, word", [
     (["drf", "effciency"], "efficiency"), (["drf", "envy", "--users", "0"], "--users"),
-    (["drf", "envy", "--resources", "-1"], "--resources"), (["drf"], "POLICY METRIC"), (["nope", "envy"], "policy")])
+    (["drf", "envy", "--resources", "-1"], "--resources"), (["drf"], "POLICY METRIC"), (["nope", "envy"], "policy"),
+    (["--policies", "drf", "--metrics", "envy", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler")])
 def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], word: str) -> None:
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and word in err
