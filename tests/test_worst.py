@@ -120,7 +120,8 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 @pytest.mark.parametrize("argv, word", [
     (["drf", "effciency"], "efficiency"), (["drf", "envy", "--users", "0"], "--users"),
-    (["drf", "envy", "--resources", "-1"], "--resources"), (["drf"], "POLICY METRIC"), (["nope", "envy"], "policy")])
+    (["drf", "envy", "--resources", "-1"], "--resources"), (["drf"], "POLICY METRIC"), (["nope", "envy"], "policy"),
+    (["--policies", "drf", "--metrics", "envy", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler")])
 def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], word: str) -> None:
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and word in err
@@ -215,3 +216,11 @@ def test_zero_demands_attain_the_max_min_price_of_fairness() -> None:
     r = worst_case("drf", "efficiency", 3, 2, budget=200, domain="zeros")
     assert r.value == F(3, 4) and r.exact
     assert any(0 in row for row in r.instance.demands_exact)
+
+
+def test_envy_bounds_prove_envy_freeness_and_refuse_what_is_beaten() -> None:
+    r = worst_case("drf", "envy", 2, 2, budget=20)
+    assert r.value == 1 and r.bound is not None and r.bound.value == 1 and r.bound.complete
+    # leximin on task counts lets a user with small tasks be envied without bound: nothing is proved
+    lex = worst_case("leximin-tasks", "envy", 2, 2, budget=30)
+    assert lex.value > 1 and lex.bound is None

@@ -60,6 +60,8 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("give POLICY METRIC or --policies/--metrics, not both")
     if not table and not (args.policy and args.metric):
         raise UsageError("expected POLICY METRIC (or --policies ... --metrics ...)")
+    if not table and args.scheduler:
+        raise UsageError("--scheduler: runs a table's cells; give --policies and --metrics")
     try:
         for m in _split(args.metrics) if table else [args.metric]:
             get_metric(m)
@@ -106,12 +108,16 @@ def _run_table(args: argparse.Namespace) -> int:
 
     policies = _split(args.policies) or ["drf"]
     metrics = _split(args.metrics) or ["efficiency"]
+    from ..searching.dask_backend import SchedulerError
+
     bar = progress_bar(len(policies) * len(metrics), "cell", args.quiet, "worst cases")
     try:
         with quiet_numeric_warnings():
             t = worst_table(policies, metrics, args.users, args.resources, seed=args.seed, budget=args.budget,
                             domain=args.domain, timeout=args.timeout, workers=args.workers,
                             scheduler=args.scheduler, progress=bar.update)
+    except SchedulerError as exc:
+        raise UsageError(str(exc)) from None
     finally:
         bar.close()
     write_out(render(Document([t.table()], data=t.to_dict), args.format))

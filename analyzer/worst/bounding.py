@@ -3,10 +3,10 @@ the tool then reports a pair, an instance attaining ``hi`` and a proof that
 no instance of the size is worse than ``lo``, with ``hi - lo`` at most
 :data:`~models.tolerances.BOUND_BISECTION_TOL` when complete.
 
-Only metrics whose worst is the minimum are encoded (efficiency, sharing
-incentive, utilization); the first query asks at the attained value
-itself, so a worst instance that is exactly optimal is proved so in one
-step.
+For metrics whose worst is the minimum (efficiency, sharing incentive,
+utilization) the first query asks at the attained value itself, so a worst
+instance that is exactly optimal is proved so in one step; for envy, whose
+worst is the maximum and has no a-priori bound, that one query is all.
 """
 
 from __future__ import annotations
@@ -44,11 +44,14 @@ def prove_bound(policy: Policy, metric: Metric, n: int, m: int, domain: str, att
     """
     from proofs.bounds import BOUNDS, PROVED, WORSE, supported, worse_than
 
-    if metric.direction != MIN or supported(policy.name, metric.name) is not None or policy.params != policy.parameters:
+    if supported(policy.name, metric.name) is not None or policy.params != policy.parameters:
         return None
     if not isinstance(attained, Fraction):
         return None
+    if metric.direction != MIN:
+        return _at_most(policy, metric, n, m, domain, attained, timeout)
     lo, hi = BOUNDS.get(metric.name).trivial, attained
+    assert lo is not None, "a metric minimised has a trivial lower bound"
     found: Instance | None = None
     steps: list[tuple[str, str]] = []
     t0 = time.monotonic()
@@ -73,3 +76,16 @@ def prove_bound(policy: Policy, metric: Metric, n: int, m: int, domain: str, att
             break
         v = simple_between(lo, hi)
     return Bound(lo, hi, steps, time.monotonic() - t0, hi - lo <= BOUND_BISECTION_TOL), found
+
+
+def _at_most(policy: Policy, metric: Metric, n: int, m: int, domain: str, attained: Fraction, timeout: float
+             ) -> tuple[Bound, None] | None:
+    """A metric whose worst is the maximum (no bisection: nothing bounds it
+    a priori): one query, "is some instance worse than the value found?";
+    the bound when none is."""
+    from proofs.bounds import PROVED, worse_than
+
+    ans = worse_than(policy.name, metric.name, n, m, domain, attained, timeout)
+    if ans.status != PROVED:
+        return None
+    return Bound(attained, attained, [(str(attained), ans.status)], ans.seconds, True), None

@@ -29,8 +29,9 @@ class BoundEncoding:
     ----------
     metric : str
         The metric's name.
-    trivial : Fraction
-        A bound true by definition (the start of a bisection).
+    trivial : Fraction or None
+        A bound true by definition (the start of a bisection); ``None``
+        for a metric with none (envy: unbounded above).
     worse_than : callable
         ``worse_than(market, x, v) -> list of z3 constraints`` satisfiable
         exactly when the allocation ``x`` on ``market`` has the metric worse
@@ -38,7 +39,7 @@ class BoundEncoding:
     """
 
     metric: str
-    trivial: Fraction
+    trivial: Fraction | None
     worse_than: Callable[[Any, Sequence[Any], Fraction], list[Any]]
 
 

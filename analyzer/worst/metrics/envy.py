@@ -10,6 +10,7 @@ bundle gives ``inf``.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,7 @@ class Envy(Metric):
         alloc = exact_solve(policy, instance)
         d, _ = demands_of(instance, alloc.exact)
         x = tasks_of(alloc)
-        best: Any = 1
+        best: Any = Fraction(1) if alloc.exact else 1.0
         who: dict[str, Any] = {}
         for i in range(instance.n):
             for k in range(instance.n):
