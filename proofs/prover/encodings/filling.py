@@ -30,25 +30,34 @@ from ..symbolic import Market
 from . import register_encoding
 
 
-def bottleneck(mk: Market, x: Sequence[Any], y: Sequence[Any]) -> list[Any]:
+def bottleneck(mk: Market, x: Sequence[Any], y: Sequence[Any], members: Sequence[Any] | None = None,
+               load: Sequence[Any] | None = None) -> list[Any]:
     """Feasibility (caps included) and the bottleneck condition on the
-    levels ``y_i / w_i``."""
+    levels ``y_i / w_i``; for a phase of a filling (single-resource), only
+    the users with ``members[i]`` (z3 Booleans) take part and a resource is
+    saturated when ``load[j] == R_j``."""
     cons = mk.feasible(x) + mk.capped_tasks(x)
     n, m = mk.n, mk.m
+    usage = list(load) if load is not None else [mk.load(x, j) for j in range(m)]
+
+    def takes_part(k: int, j: int) -> Any:
+        """User ``k`` uses resource ``j`` (and is in the phase)."""
+        return z3.And(members[k], mk.uses(k, j)) if members is not None else mk.uses(k, j)
 
     def below(k: int, i: int) -> Any:
         """``y_k / w_k <= y_i / w_i``."""
         return y[k] <= y[i] if mk.w is None else y[k] * mk.w[i] <= y[i] * mk.w[k]
 
-    if mk.positive and mk.cap is None:
+    if mk.positive and mk.cap is None and members is None:
         cons += [y[i] == y[0] if mk.w is None else y[i] * mk.w[0] == y[0] * mk.w[i] for i in range(1, n)]
         cons.append(z3.Or([mk.saturated(x, j) for j in range(m)]))
         return cons
     for i in range(n):
-        limited = [z3.And(mk.saturated(x, j), mk.uses(i, j),
-                          *[z3.Implies(mk.uses(k, j), below(k, i)) for k in range(n) if k != i])
+        limited = [z3.And(usage[j] == mk.R[j], mk.uses(i, j),
+                          *[z3.Implies(takes_part(k, j), below(k, i)) for k in range(n) if k != i])
                    for j in range(m)]
-        cons.append(z3.Or(mk.at_cap(x, i), *limited))
+        held = z3.Or(mk.at_cap(x, i), *limited)
+        cons.append(z3.Implies(members[i], held) if members is not None else held)
     return cons
 
 
