@@ -4,29 +4,22 @@ counterexamples, build property tables, compare with discrete scheduling.
 >>> from analyzer import Instance, solve
 """
 
-from importlib import import_module
-from typing import Any
+from importlib import import_module as _import_module
 
-from models import (
-    Allocation,
-    Instance,
-    InstanceError,
-    Policy,
-    PolicyError,
-    SolverError,
-    available,
-    get_policy,
-    register,
-)
-
-from .api import as_instance, solve
-
-#: Public names loaded on first use (module, attribute): ``fairalloc solve``
-#: then starts without the search, table and discrete machinery. No module
+#: Public names loaded on first use (module, attribute): importing
+#: ``analyzer`` loads nothing but the standard library (the command line's
+#: entry point, :mod:`analyzer._entry`, installs its Ctrl-C handling
+#: before numpy loads), and ``fairalloc solve`` starts without the search,
+#: table and discrete machinery. No module
 #: or subpackage of ``analyzer`` bears a public name (``check`` lives in
 #: ``checking``, ``search`` in ``searching``): importing it would rebind the
 #: attribute to the module (tests/test_public_names.py).
 _LAZY: dict[str, tuple[str, str]] = {
+    **{name: ("models", name) for name in ("Allocation", "Instance", "InstanceError", "Policy", "PolicyError",
+                                           "SolverError", "available", "get_policy", "register")},
+    "as_instance": (".api", "as_instance"),
+    "solve": (".api", "solve"),
+    "Comparison": (".comparison", "Comparison"),
     "check": (".checking", "check"),
     "progressive_filling": (".discrete", "progressive_filling"),
     "load_policy_file": (".policy_file", "load_policy_file"),
@@ -36,20 +29,27 @@ _LAZY: dict[str, tuple[str, str]] = {
     "search": (".searching.engine", "search"),
     "simulate": (".simulation", "simulate"),
     "load_trace": (".simulation", "load_trace"),
+    "worst_case": (".worst.core", "worst_case"),
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attr = _LAZY[name]
-    value = getattr(import_module(module, __name__), attr)
+    value = getattr(_import_module(module, __name__), attr)
     globals()[name] = value
     return value
 
 
+def __dir__() -> list[str]:
+    """Every public name, the lazily loaded ones included (tab completion)."""
+    return sorted(set(globals()) | set(__all__))
+
+
 __all__ = [
     "Allocation",
+    "Comparison",
     "Instance",
     "InstanceError",
     "Policy",
@@ -69,4 +69,5 @@ __all__ = [
     "search",
     "simulate",
     "solve",
+    "worst_case",
 ]

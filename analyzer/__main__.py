@@ -1,6 +1,6 @@
 """``python -m analyzer`` runs the fairalloc command line."""
 
-from .cli import entry_point
+from ._entry import main
 
 if __name__ == "__main__":
-    entry_point()
+    main()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,17 +31,20 @@ def as_instance(instance: Instance | Mapping[str, Any] | str | Path) -> Instance
 
 
 def solve(
-    instance: Instance | Mapping[str, Any] | str | Path, policy: str | Policy = "drf", exact: bool = False
-) -> Allocation:
-    """Allocate with one policy.
+    instance: Instance | Mapping[str, Any] | str | Path,
+    policy: str | Policy | Sequence[str | Policy] = "drf",
+    exact: bool = False,
+) -> Any:
+    """Allocate with one policy, or compare several.
 
     Parameters
     ----------
     instance : Instance, dict or path
         The scenario.
-    policy : str or Policy
+    policy : str, Policy or list of them
         A registered name (``"drf"``, ``"asset"``, ``"ceei"``, ...; with
-        parameters ``"fds:beta=2"``) or a policy object.
+        parameters ``"fds:beta=2"``) or a policy object; a list or tuple of
+        them compares the policies on the instance.
     exact : bool
         Ask for exact numbers. A policy without an exact solver returns its
         floating-point answer with ``exact=False`` and a message saying so:
@@ -49,7 +52,10 @@ def solve(
 
     Returns
     -------
-    Allocation
+    Allocation or Comparison
+        An :class:`~models.Allocation` for one policy; for a list, a
+        :class:`~analyzer.comparison.Comparison` (one Allocation per policy,
+        as ``fairalloc solve --policy drf,ceei`` shows them).
 
     Examples
     --------
@@ -61,8 +67,23 @@ def solve(
     Fraction(3, 1)
     >>> str(solve(inst, "asset", exact=True).tasks["B"])
     '54/25'
+    >>> solve(inst, ["drf", "asset"], exact=True)["drf"].tasks["B"]
+    Fraction(2, 1)
     """
     inst = as_instance(instance)
+    if not isinstance(policy, str | Policy):
+        from .comparison import Comparison
+
+        if not policy:
+            from models import PolicyError
+
+            raise PolicyError("policy: expected at least one policy, got an empty list")
+        return Comparison(inst, tuple(_solve_one(inst, p, exact) for p in policy))
+    return _solve_one(inst, policy, exact)
+
+
+def _solve_one(inst: Instance, policy: str | Policy, exact: bool) -> Allocation:
+    """:func:`solve` for one policy."""
     pol = get_policy(policy)
     reason = pol.supports(inst)
     if reason is not None:

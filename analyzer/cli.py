@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from models import InstanceError, PolicyError, SolverError, SolverOptionError
+from models.compiled import set_notice
 from models.errors import did_you_mean
 
 EXIT_OK = 0
@@ -110,6 +111,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     _WARNINGS.clear()
+    set_notice(_note)
     try:
         words = load_policy_files(list(sys.argv[1:] if argv is None else argv))
         if words == ["--version"]:  # without building every subcommand's parser
@@ -218,6 +220,13 @@ def add_file_argument(parser: argparse.ArgumentParser, help_extra: str = "") -> 
     parser.add_argument("file", help=f"scenario file (.toml or .json; - reads standard input){help_extra}")
 
 
+def _note(message: str) -> None:
+    """One line on stderr, for a person at a terminal (like the progress
+    bars): neither an error nor a warning, so not in captured output."""
+    if sys.stderr.isatty():
+        print(f"fairalloc: {message}", file=sys.stderr, flush=True)
+
+
 def fail(message: str, code: int) -> int:
     """Print ``fairalloc: error: message`` as one line on stderr."""
     one_line = " ".join(str(message).split())
@@ -299,9 +308,9 @@ def write_out(text: str) -> None:
 
 
 def entry_point() -> Any:
-    """Console-script entry point (Ctrl-C is held while an import runs: see
-    :mod:`analyzer.interrupts`)."""
-    from .interrupts import install
+    """Run the command line as the console script does (see
+    :func:`analyzer._entry.main`, which installs the Ctrl-C handling before
+    this module is imported)."""
+    from ._entry import main as entry
 
-    install()
-    sys.exit(main())
+    entry()

@@ -108,13 +108,13 @@ class PropertyTable:
         if r.holds is None:
             return NA
         if not detail:
-            if r.holds:
+            if (cx := r.counterexample) is None:  # holds (a checked cell without a counterexample)
                 pr = self.proof(policy, prop)
                 mark = "" if pr is None else pr.mark()
                 return f"{HOLDS} {mark}" if mark else HOLDS
             # DESIGN: a ✗ is exactly verified; a violation the property could
             # only confirm numerically (no exact solver) is marked as such
-            return VIOLATED if r.counterexample.exact else f"{VIOLATED} {NUMERIC}"
+            return VIOLATED if cx.exact else f"{VIOLATED} {NUMERIC}"
         return self._evidence(policy, prop, r)
 
     def _grid(self, detail: bool) -> Table:
@@ -303,9 +303,9 @@ class TableRun:
                 self._add(SearchResult.from_dict(done))
             else:
                 todo.append(c)
-        # slow cells first (policies without the vectorised filling path), so
-        # that no long cell starts last and leaves the other workers idle
-        todo.sort(key=lambda c: isinstance(c.policy, FillingPolicy))
+        # costly properties and policies without the vectorised filling
+        # path first: no long cell starts last while the other workers idle
+        todo.sort(key=lambda c: -c.prop.search_cost * (1 if isinstance(c.policy, FillingPolicy) else 2))
         if min(self.workers, len(todo)) > 1:
             warm_up(todo)
         try:

@@ -27,10 +27,65 @@ def _grow(a: np.ndarray, n: int) -> np.ndarray:
     return b
 
 
+def _fits(tree: np.ndarray, node: int, D: np.ndarray, i: int | np.integer) -> bool:
+    """True when the most free space of each resource below ``node`` holds
+    one task of user ``i`` (for a leaf: the machine holds it)."""
+    for j in range(D.shape[1]):
+        d = D[i, j]
+        if d > 0 and tree[node, j] < d:
+            return False
+    return True
+
+
+def _find(tree: np.ndarray, S: int, lo: int, D: np.ndarray, i: int | np.integer) -> int:
+    """The lowest machine ``>= lo`` that holds one task of user ``i``, or
+    -1: a left-first walk of the max-tree (leaves ``S..``), skipping every
+    subtree whose per-resource maxima cannot hold the task."""
+    node = lo + S
+    while True:
+        if _fits(tree, node, D, i):
+            if node >= S:
+                return node - S
+            node = 2 * node  # a subtree that may hold it: try its left half first
+            continue
+        while node & 1:  # no room here: on to the next subtree to the right
+            node >>= 1
+        if node == 0:
+            return -1
+        node += 1
+
+
+def _scan(free: np.ndarray, lo: int, D: np.ndarray, i: int | np.integer) -> int:
+    """:func:`_find` by a plain scan of the machines from ``lo`` (the
+    reference the max-tree is checked and measured against)."""
+    for k in range(lo, free.shape[0]):
+        if _fits(free, k, D, i):
+            return k
+    return -1
+
+
+def _update(tree: np.ndarray, S: int, k: int, free: np.ndarray) -> None:
+    """Machine ``k``'s free space into the max-tree, leaf to root."""
+    node = k + S
+    for j in range(free.shape[1]):
+        tree[node, j] = free[k, j]
+    node >>= 1
+    while node > 0:
+        for j in range(free.shape[1]):
+            a = tree[2 * node, j]
+            b = tree[2 * node + 1, j]
+            tree[node, j] = a if a > b else b
+        node >>= 1
+
+
 def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.ndarray, free: np.ndarray,
-                     tasks: np.ndarray, starters: np.ndarray, stop: bool
+                     tasks: np.ndarray, starters: np.ndarray, stop: bool, scan: bool = False
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Run the batched loop; ``tasks`` and ``free`` are updated in place.
+    The lowest machine with room for a task is found in a max-tree over the
+    machines' free space (:func:`_find`, O(m log K) per machine used)
+    instead of a scan from the user's cursor (``scan=True``: the scan, the
+    reference; same placements).
 
     Returns the picks run-length encoded (rows ``user, count``), the
     placements (rows ``machine, user, count``), the users whose chosen task
@@ -43,6 +98,14 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
     back and forth, and the kernel exists to avoid exactly that overhead.
     """
     K, m = free.shape
+    L = 1  # leaves of the max-tree
+    while L < K:
+        L *= 2
+    tree = np.full((2 * L, m), -1, dtype=np.int64)  # max free space per resource below each node
+    tree[L:L + K] = free
+    for node in range(L - 1, 0, -1):
+        for j in range(m):
+            tree[node, j] = max(tree[2 * node, j], tree[2 * node + 1, j])
     heap = [(np.int64(0), np.int64(0), np.int64(0))]
     heap.pop()
     for i in starters:
@@ -76,21 +139,31 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
         want = min(want, caps[i] - x)
         done = np.int64(0)
         k = cursor[i]
-        while done < want and k < K:
+        while done < want:
+            if k >= K:
+                k = -1
+            elif scan:
+                k = _scan(free, k, D, i)
+            else:
+                k = _find(tree, L, k, D, i)  # the lowest machine from the cursor with room
+            if k < 0:
+                k = K
+                break
             take = want - done
             for j in range(m):
                 d = D[i, j]
                 if d > 0:
                     take = min(take, free[k, j] // d)
-            if take > 0:
-                for j in range(m):
-                    free[k, j] -= D[i, j] * take
-                placed = _grow(placed, n_placed)
-                placed[n_placed, 0] = k
-                placed[n_placed, 1] = i
-                placed[n_placed, 2] = take
-                n_placed += 1
-                done += take
+            for j in range(m):
+                free[k, j] -= D[i, j] * take
+            if not scan:
+                _update(tree, L, k, free)
+            placed = _grow(placed, n_placed)
+            placed[n_placed, 0] = k
+            placed[n_placed, 1] = i
+            placed[n_placed, 2] = take
+            n_placed += 1
+            done += take
             if done < want:
                 k += 1
         cursor[i] = k

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tolerances import CEEI_ARMIJO, CEEI_VALUE_RTOL
-
-#: Newton iterations before giving up (the caller then falls back to cvxpy).
-MAX_ITERATIONS: int = 200
-#: Step halvings of one Armijo search before giving up. Steps along a price
-#: of zero curvature (every user of the resource capped) may have to shrink
-#: from the size of the largest demand ratio to that of the smallest, so the
-#: search stops earlier only when the trial point no longer moves.
-MAX_HALVINGS: int = 240
-#: Levenberg-Marquardt factor: the Newton system is ``H + mu I`` with
-#: ``mu = REGULARIZATION * residual * max(mean diag H, 1)``.
-REGULARIZATION: float = 1e-3
+from .tolerances import (
+    CEEI_ARMIJO,
+    CEEI_MAX_HALVINGS,
+    CEEI_MAX_ITERATIONS,
+    CEEI_REGULARIZATION,
+    CEEI_VALUE_RTOL,
+)
 
 
 class Dual:
@@ -92,7 +87,7 @@ def _direction(dual: Dual, pi: np.ndarray, q: np.ndarray, unc: np.ndarray, grad:
     H = dual.hessian(q, unc, _rows(sel, dual.AT.shape[0]))
     diag = np.diagonal(H, axis1=1, axis2=2)
     floor = np.maximum(np.where(free, diag, -np.inf).max(axis=1, initial=-np.inf), 1.0)[:, None] * np.finfo(float).eps
-    mu = REGULARIZATION * eps * np.maximum(diag, floor)  # Marquardt: scaled per price
+    mu = CEEI_REGULARIZATION * eps * np.maximum(diag, floor)  # Marquardt: scaled per price
     both = free[:, :, None] & free[:, None, :]
     system = np.where(both, H, 0.0) + np.eye(H.shape[1]) * np.where(free, mu + (diag <= floor), 1.0)[:, None, :]
     step = np.linalg.solve(system, np.where(free, -grad, 0.0)[:, :, None])[:, :, 0]
@@ -118,7 +113,7 @@ def _line_search(dual: Dual, run: np.ndarray, state: tuple[np.ndarray, ...], d: 
     alpha = np.ones(K)
     searching = np.ones(K, dtype=bool)
     accepted = np.zeros(K, dtype=bool)
-    for _ in range(MAX_HALVINGS):
+    for _ in range(CEEI_MAX_HALVINGS):
         s = np.flatnonzero(searching)
         trial = np.maximum(pi[s] + alpha[s, None] * d[s], 0.0)
         moved = ~np.all(trial == pi[s], axis=1)
@@ -151,7 +146,7 @@ def _line_search(dual: Dual, run: np.ndarray, state: tuple[np.ndarray, ...], d: 
 def iterate(dual: Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
     """Projected Newton iterations from ``pi`` until every member's residual
     is below ``tol``, its line search fails or it has taken
-    :data:`MAX_ITERATIONS` steps. Returns ``(pi, value, q, x, unc, grad,
+    :data:`~models.tolerances.CEEI_MAX_ITERATIONS` steps. Returns ``(pi, value, q, x, unc, grad,
     res, iterations)``."""
     K = pi.shape[0]
     value, q, x, unc = dual.evaluate(pi)
@@ -160,7 +155,7 @@ def iterate(dual: Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
     it = np.zeros(K, dtype=int)
     running = res > tol
     while True:
-        run = np.flatnonzero(running & (it < MAX_ITERATIONS))
+        run = np.flatnonzero(running & (it < CEEI_MAX_ITERATIONS))
         if not run.size:
             break
         it[run] += 1
@@ -182,4 +177,4 @@ def iterate(dual: Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
         running[upd] = res[upd] > tol
     return pi, value, q, x, unc, grad, res, it
 
-__all__ = ["MAX_HALVINGS", "MAX_ITERATIONS", "REGULARIZATION", "Dual", "iterate"]
+__all__ = ["Dual", "iterate"]

@@ -64,8 +64,9 @@ The paper's example (Section 5.2): CEEI gives A 45/11 tasks and B 18/11.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -110,20 +111,15 @@ class NewtonResult:
     converged: bool
 
     def failure(self) -> str | None:
-        """``None`` when the solution is certified optimal (primal
-        feasibility within :data:`~models.tolerances.FEASIBILITY_RTOL`,
-        duality gap and complementary slackness within
-        :data:`~models.tolerances.CEEI_CERTIFICATE_RTOL`), otherwise why not."""
-        if not np.all(np.isfinite(self.x)):
-            return "non-finite task counts"
-        if self.excess > FEASIBILITY_RTOL:
-            return f"capacity exceeded by {self.excess:.2e} (relative)"
-        if abs(self.gap) > CEEI_CERTIFICATE_RTOL:
-            return f"duality gap {self.gap:.2e}"
-        if self.complementary_slackness > CEEI_CERTIFICATE_RTOL:
-            return f"complementary slackness violated by {self.complementary_slackness:.2e}"
-        if not self.converged:
-            return f"no convergence in {self.iterations} iterations (residual {self.residual:.2e})"
+        """``None`` when the solution is certified optimal (every test of
+        :data:`ACCEPTANCE` passes: finite task counts, primal feasibility
+        within :data:`~models.tolerances.FEASIBILITY_RTOL`, duality gap and
+        complementary slackness within
+        :data:`~models.tolerances.CEEI_CERTIFICATE_RTOL`, convergence),
+        otherwise why not: the reason of the first test that fails."""
+        for accept, reason in ACCEPTANCE:
+            if not bool(accept(self)):
+                return reason(self)
         return None
 
 
@@ -149,10 +145,29 @@ class NewtonBatch:
                             excess=float(self.excess[k]), converged=bool(self.converged[k]))
 
     def certified(self) -> np.ndarray:
-        """(K,) bool: the members whose :meth:`NewtonResult.failure` is ``None``."""
-        return (np.isfinite(self.x).all(axis=1) & (self.excess <= FEASIBILITY_RTOL)
-                & (np.abs(self.gap) <= CEEI_CERTIFICATE_RTOL)
-                & (self.complementary_slackness <= CEEI_CERTIFICATE_RTOL) & self.converged)
+        """(K,) bool: the members whose :meth:`NewtonResult.failure` is
+        ``None`` (the same :data:`ACCEPTANCE` tests, on the whole batch)."""
+        ok = np.ones(self.x.shape[0], dtype=bool)
+        for accept, _ in ACCEPTANCE:
+            ok &= np.asarray(accept(self), dtype=bool)
+        return ok
+
+
+#: The one acceptance test of a Newton answer (Ghodsi et al., NSDI 2011,
+#: Section 5.2: the duality gap of the Eisenberg-Gale program certifies
+#: optimality), shared by :meth:`NewtonResult.failure` and
+#: :meth:`NewtonBatch.certified`: in order, a predicate that holds when the
+#: answer passes (elementwise on a batch; NaN measures fail) and the reason
+#: given when it does not (fields are scalars on a :class:`NewtonResult`,
+#: arrays with a batch axis on a :class:`NewtonBatch`).
+ACCEPTANCE: tuple[tuple[Callable[[NewtonResult | NewtonBatch], Any], Callable[[NewtonResult], str]], ...] = (
+    (lambda r: np.isfinite(r.x).all(axis=-1), lambda r: "non-finite task counts"),
+    (lambda r: r.excess <= FEASIBILITY_RTOL, lambda r: f"capacity exceeded by {r.excess:.2e} (relative)"),
+    (lambda r: np.abs(r.gap) <= CEEI_CERTIFICATE_RTOL, lambda r: f"duality gap {r.gap:.2e}"),
+    (lambda r: r.complementary_slackness <= CEEI_CERTIFICATE_RTOL,
+     lambda r: f"complementary slackness violated by {r.complementary_slackness:.2e}"),
+    (lambda r: r.converged, lambda r: f"no convergence in {r.iterations} iterations (residual {r.residual:.2e})"),
+)
 
 
 def solve_batch(

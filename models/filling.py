@@ -63,6 +63,13 @@ class FillingPolicy(Policy):
     #: ``--explain``): "dominant share" for DRF, "aggregate share" for asset
     #: fairness.
     share_label: ClassVar[str] = "share"
+    #: True when :meth:`share_per_task` is a row-wise expression in
+    #: ``demands / capacity`` (elementwise arithmetic and reductions over
+    #: resources, no indexing of the capacity vector): it then also accepts
+    #: a capacity per row, shape (n, m) aligned with ``demands``, and
+    #: :meth:`shares_batch` fills a batch of different capacities in one
+    #: call. A policy without the declaration is called once per member.
+    rowwise_capacity: ClassVar[bool] = False
 
     @abstractmethod
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
@@ -143,11 +150,15 @@ class FillingPolicy(Policy):
         """:meth:`share_per_task` of a batch: demands (K, n, m), capacity
         (m,) or (K, m); returns (K, n). One call on the stacked rows when the
         capacity is shared (the family's share functions are row-wise numpy
-        expressions), else one call per member (a share function may index
-        the capacity vector)."""
+        expressions) or when the policy declares :attr:`rowwise_capacity`
+        (each row then gets its member's capacity), else one call per member
+        (a share function may index the capacity vector)."""
         K, n, m = demands.shape
         if np.ndim(capacity) == 1:
             c = np.asarray(self.share_per_task(demands.reshape(K * n, m), capacity), dtype=float).reshape(K, n)
+        elif self.rowwise_capacity:
+            rows = np.repeat(np.asarray(capacity, dtype=float), n, axis=0)
+            c = np.asarray(self.share_per_task(demands.reshape(K * n, m), rows), dtype=float).reshape(K, n)
         else:
             c = np.stack([np.asarray(self.share_per_task(demands[k], capacity[k]), dtype=float) for k in range(K)])
         if not np.all(np.isfinite(c) & (c >= 0)):

@@ -86,6 +86,26 @@ CEEI_NEWTON_TOL: float = 1e-13
 #: is accepted as optimal; above it the policy falls back to cvxpy.
 CEEI_CERTIFICATE_RTOL: float = 1e-9
 
+#: CEEI Newton method (models/ceei_dual.py): Newton iterations before giving
+#: up (the caller then falls back to cvxpy).
+CEEI_MAX_ITERATIONS: int = 200
+
+#: CEEI Newton method: step halvings of one Armijo search before giving up.
+#: Steps along a price of zero curvature (every user of the resource capped)
+#: may have to shrink from the size of the largest demand ratio to that of
+#: the smallest, so the search stops earlier only when the trial point no
+#: longer moves.
+CEEI_MAX_HALVINGS: int = 240
+
+#: CEEI Newton method: Levenberg-Marquardt factor; the Newton system is
+#: ``H + mu I`` with ``mu = CEEI_REGULARIZATION * residual * max(mean diag H, 1)``.
+CEEI_REGULARIZATION: float = 1e-3
+
+#: Exact CEEI (proofs/ceei_exact/enclosure.py): relative radius of the
+#: starting box of the Krawczyk test around the Newton-polished prices
+#: (inflated until the test succeeds or gives up).
+ENCLOSURE_START_RADIUS: float = 1e-20
+
 #: Slot-based sharing: a task's slot count ``ceil(need)`` is an exact integer.
 #: The float path decides it by a float ``ceil`` unless ``need`` is within
 #: this (relative) of a whole number, where roundoff could put it on the
@@ -147,3 +167,31 @@ ENCODING_CHECK_ATOL: float = 1e-6
 #: different from theirs (float64 keys carry a relative error of a few
 #: 1e-16); such neighbours are re-sorted with exact integer keys.
 KEY_NEAR: float = 1e-12
+
+#: Worst-case search (analyzer/worst): a rounded (shrunk) instance replaces
+#: the optimiser's float instance when its exact metric value is at most
+#: this relative distance less bad than the float value found.
+WORST_SHRINK_RTOL: float = 1e-3
+
+#: The same for metrics whose float value is itself an inner optimum (the
+#: manipulation gain's best report, found again on the rounded instance):
+#: their value moves more under rounding.
+WORST_SHRINK_RTOL_LOOSE: float = 2e-2
+
+#: Worst-case search: the optimiser's log-demand coordinates lie in
+#: ``[-WORST_LOG_SPAN, 0]`` (demands between ``e^-span`` and 1 of a unit
+#: capacity); in the zeros domain a coordinate below ``-WORST_ZERO_CUT`` is
+#: the demand 0.
+WORST_LOG_SPAN: float = 12.0
+WORST_ZERO_CUT: float = 10.0
+
+#: Bisection of a proved bound (proofs/bounds): stop when the proved value
+#: and the attained value are this close (absolute, on the metric).
+BOUND_BISECTION_TOL: float = 1e-3
+
+#: A violation margin (:meth:`analyzer.properties.base.Property.margin`,
+#: relative to the quantities compared) above ``-MARGIN_TIE`` is a numeric
+#: tie: the search's margin optimisation, which drives instances towards
+#: ties, does not send such an instance to the exact check (the checks'
+#: own screens need a gap of :data:`COMPARE_RTOL` too).
+MARGIN_TIE: float = COMPARE_RTOL

@@ -61,8 +61,8 @@ def feasibility_checks(instance: Instance, x: Sequence[Fraction],
         usage = [sum((x[i] * D[i][j] for i in range(instance.n)), Fraction(0)) for j in range(instance.m)]
     checks = [Check(f"capacity of {r}", usage[j] <= R[j], f"uses {exact_str(usage[j])} of {exact_str(R[j])}")
               for j, r in enumerate(instance.resources)]
-    checks += [Check(f"0 <= tasks of {u} <= cap", x[i] >= 0 and (k[i] is None or x[i] <= k[i]),
-                     f"tasks {exact_str(x[i])}") for i, u in enumerate(instance.users)]
+    checks += [Check(f"0 <= tasks of {u} <= cap", x_i >= 0 and (k_i is None or x_i <= k_i), f"tasks {exact_str(x_i)}")
+               for u, x_i, k_i in zip(instance.users, x, k, strict=True)]
     return checks
 
 

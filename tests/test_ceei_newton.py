@@ -3,15 +3,17 @@ paper, closed forms, an independent KKT check and cvxpy."""
 
 from __future__ import annotations
 
+import ast
 import warnings
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from models import Instance, get_policy
-from models.ceei_newton import solve_eisenberg_gale
-from models.tolerances import CROSSCHECK_RTOL, FEASIBILITY_RTOL
+from models import Instance, get_policy, tolerances
+from models.ceei_newton import NewtonBatch, solve_eisenberg_gale
+from models.tolerances import CEEI_CERTIFICATE_RTOL, CROSSCHECK_RTOL, FEASIBILITY_RTOL
 from tests.strategies import random_instance
 
 #: How close the Newton answer must be to a closed form (float64 answers of
@@ -123,7 +125,7 @@ def test_exact_rational_instance_matches_fractions() -> None:
 def test_fallback_to_cvxpy_when_not_certified(monkeypatch: pytest.MonkeyPatch) -> None:
     import models.ceei_dual as newton
 
-    monkeypatch.setattr(newton, "MAX_ITERATIONS", 0)  # the starting prices certify nothing
+    monkeypatch.setattr(newton, "CEEI_MAX_ITERATIONS", 0)  # the starting prices certify nothing
     inst = Instance.load("examples/paper_two_users.toml")
     a = get_policy("ceei").solve(inst)
     assert a.stats["solver"].startswith("cvxpy-")
@@ -152,3 +154,52 @@ def test_data_spread_over_eighteen_orders_of_magnitude() -> None:
         r = solve_eisenberg_gale(inst.capacity, inst.demands, inst.weights, inst.max_tasks)
         assert r.failure() is None, (inst.describe(), r)
         assert kkt_violation(inst, r.x, r.prices) <= CROSSCHECK_RTOL
+
+
+def _batch(**over: np.ndarray) -> NewtonBatch:
+    K = len(next(iter(over.values())))
+    fields = {"x": np.ones((K, 2)), "prices": np.ones((K, 2)), "iterations": np.full(K, 5), "residual": np.zeros(K),
+              "gap": np.zeros(K), "complementary_slackness": np.zeros(K), "excess": np.zeros(K),
+              "converged": np.ones(K, dtype=bool)}
+    return NewtonBatch(**{**fields, **over})
+
+
+@pytest.mark.parametrize("field, values", [
+    ("gap", [0.0, CEEI_CERTIFICATE_RTOL, -CEEI_CERTIFICATE_RTOL, 2 * CEEI_CERTIFICATE_RTOL, np.nan]),
+    ("complementary_slackness", [0.0, CEEI_CERTIFICATE_RTOL, 2 * CEEI_CERTIFICATE_RTOL, np.nan, np.inf]),
+    ("excess", [0.0, FEASIBILITY_RTOL, 2 * FEASIBILITY_RTOL, np.nan, -1.0]),
+    ("residual", [0.0, 1.0, np.nan, 0.0, 0.0]),
+])
+def test_failure_and_certified_share_one_acceptance_test(field: str, values: list[float]) -> None:
+    # one predicate: a NaN gap, slackness or excess used to pass failure() (NaN > tol is False) while
+    # certified() (NaN <= tol is False) rejected it
+    b = _batch(**{field: np.array(values)})
+    cert = b.certified()
+    for k in range(len(values)):
+        assert cert[k] == (b.result(k).failure() is None), (field, values[k], b.result(k).failure())
+    on_bound = {"gap": [True, True, True, False, False], "complementary_slackness": [True, True, False, False, False],
+                "excess": [True, True, False, False, True], "residual": [True] * 5}[field]
+    assert cert.tolist() == on_bound
+
+
+def test_not_converged_and_non_finite_are_rejected_by_both() -> None:
+    b = _batch(converged=np.array([True, False]), x=np.array([[1.0, np.inf], [1.0, 1.0]]))
+    assert b.certified().tolist() == [False, False]
+    assert b.result(0).failure() == "non-finite task counts"
+    assert "no convergence in 5 iterations" in (b.result(1).failure() or "")
+
+
+#: Tolerances of the CEEI solvers (models/tolerances.py): tests name them, never repeat their values.
+_CEEI_TOLERANCES = ("CEEI_NEWTON_TOL", "CEEI_VALUE_RTOL", "CEEI_CERTIFICATE_RTOL", "CEEI_ARMIJO",
+                    "CEEI_REGULARIZATION", "ENCLOSURE_START_RADIUS", "EXACT_AGREEMENT_RTOL")
+
+
+def test_ceei_tests_use_the_named_tolerances() -> None:
+    values = {getattr(tolerances, name): name for name in _CEEI_TOLERANCES}
+    here = Path(__file__).resolve().parent
+    found = []
+    for path in [here / "test_ceei_newton.py", *sorted(here.glob("test_proofs_ceei*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, float) and node.value in values:
+                found.append(f"{path.name}:{node.lineno}: {node.value!r} is {values[node.value]}")
+    assert not found, "\n".join(found)

@@ -350,3 +350,49 @@ def test_production_variants_use_only_the_engines_public_names() -> None:
                 assert all(hasattr(discrete, a.name) for a in node.names), path.name
                 imported.update(a.name for a in node.names)
     assert "Run" in imported
+
+
+def _limit_instance() -> Instance:
+    return Instance.from_dict({"resources": {"cpu": 9, "mem": 18},
+                               "users": {"A": {"demand": {"cpu": 1, "mem": 4}, "max_tasks": 2},
+                                         "B": {"demand": {"cpu": 3, "mem": 1}}}})
+
+
+def test_engine_per_step_limit_is_honoured() -> None:
+    eng = discrete.Engine(_limit_instance(), "drf")
+    assert eng.allocate(limit=[1, 1]).tasks.tolist() == [1, 1]
+    assert eng.allocate(limit=[0, None]).tasks.tolist() == [1, 2]  # B fills the rest alone (9 cpu)
+    assert eng.allocate(limit=[5, None]).tasks.tolist() == [2, 2]  # A's instance cap (2) still applies
+    eng.release("B", 2)
+    assert eng.allocate().tasks.tolist() == [2, 2]  # no limit: instance caps only
+
+
+@pytest.mark.parametrize("limit", [[1], [1, -1], [1, 0.5], ["1", 0], [True, 0]])
+def test_engine_bad_limit_is_refused(limit: list) -> None:
+    with pytest.raises(PolicyError, match="^limit: "):
+        discrete.Engine(_limit_instance(), "drf").allocate(limit=limit)
+
+
+def test_first_fit_max_tree_places_as_the_scan() -> None:
+    """The compiled first fit's max-tree search places every task where the
+    plain scan of the machines from the user's cursor does (several machine
+    shapes, fractional demands, users that fit only some machines)."""
+    from models.discrete import run as run_module
+
+    rng = np.random.default_rng(11)
+    for trial in range(6):
+        shapes = [[int(v) for v in rng.integers(2, 40, size=3)] for _ in range(4)]
+        machines = [{"count": int(rng.integers(5, 60)), "name": f"t{t}", **dict(zip("abc", s, strict=True))}
+                    for t, s in enumerate(shapes)]
+        users = {f"u{i}": {"demand": {r: f"{int(rng.integers(1, 9))}/{int(rng.integers(1, 4))}" for r in "abc"}}
+                 for i in range(int(rng.integers(3, 40)))}
+        tot = {r: sum(m[r] * m["count"] for m in machines) for r in "abc"}
+        inst = Instance.from_dict({"resources": tot, "users": users, "machines": machines})
+        tree = fill(inst, "drf", placement="first-fit")
+        run_module.FIRST_FIT_SCAN = True
+        try:
+            scan = fill(inst, "drf", placement="first-fit")
+        finally:
+            run_module.FIRST_FIT_SCAN = False
+        assert tree.picks == scan.picks and tree.tasks.tolist() == scan.tasks.tolist()
+        assert [dict(p) for p in tree.placed] == [dict(p) for p in scan.placed], trial

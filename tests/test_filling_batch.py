@@ -109,3 +109,35 @@ def test_both_orderings_of_the_capped_users_agree(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(kernel, "_ROW_SORT_USERS", 0)
     for x, inst in zip(rows, insts, strict=True):
         assert np.array_equal(x, pol.solve(inst).x), inst.describe()
+
+
+class _CountingDRF(FillingPolicy):
+    """DRF's share function, counting its calls (test only)."""
+
+    name = "test-counting-drf"
+    rowwise_capacity = True
+    calls = 0
+
+    def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        _CountingDRF.calls += 1
+        return (demands / capacity).max(axis=1)
+
+
+def test_shares_batch_takes_per_row_capacities_in_one_call(cpu_only: FillingPolicy) -> None:
+    # members with different capacities: a row-wise share function is called
+    # once on the stacked rows (each row with its member's capacity), with
+    # the numbers of one call per member; a policy that indexes the capacity
+    # vector (cpu-only) is still called member by member, correctly
+    rng = np.random.default_rng(4)
+    D = rng.integers(1, 9, size=(7, 3, 2)).astype(float)
+    R = rng.integers(5, 40, size=(7, 2)).astype(float)
+    pol = _CountingDRF()
+    _CountingDRF.calls = 0
+    got = pol.shares_batch(D, R)
+    assert _CountingDRF.calls == 1
+    assert np.array_equal(got, np.stack([(D[k] / R[k]).max(axis=1) for k in range(7)]))
+    assert np.array_equal(cpu_only.shares_batch(D, R), np.stack([D[k][:, 0] / R[k][0] for k in range(7)]))
+    for name in ("drf", "asset", "leximin-tasks"):
+        p = get_policy(name)
+        assert p.rowwise_capacity
+        assert np.array_equal(p.shares_batch(D, R), np.stack([p.share_per_task(D[k], R[k]) for k in range(7)]))

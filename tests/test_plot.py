@@ -1,4 +1,4 @@
-"""``fairalloc plot`` and :mod:`analyzer.plot`: rendered headless (Agg), the
+"""``fairalloc plot`` and :mod:`analyzer.plotting.allocations`: rendered headless (Agg), the
 files checked to be well-formed, non-empty images."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from analyzer.cli import main
-from analyzer.figure import plot_format
-from analyzer.plot import PlotSeries, discrete_shares, plot_allocations, series
+from analyzer.plotting.allocations import PlotSeries, discrete_shares, plot_allocations, series
+from analyzer.plotting.style import plot_format
 from models import Instance, get_policy
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,8 +12,8 @@ import pytest
 from test_cli import PAPER, run
 
 from analyzer import Instance, solve
-from analyzer.figure import LEGEND_MAX_USERS
-from analyzer.plot import plot_allocations
+from analyzer.plotting.allocations import plot_allocations
+from analyzer.plotting.style import LEGEND_MAX_USERS
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -102,7 +102,7 @@ def test_cli_bad_figure_options_exit_2(tmp_path, capsys, flags: list[str], messa
 def test_shares_over_time_has_the_figure_8_layout(tmp_path) -> None:
     from matplotlib.figure import Figure
 
-    from analyzer.timeplot import plot_shares_over_time
+    from analyzer.plotting.timeline import plot_shares_over_time
 
     t = np.array([0.0, 60.0, 120.0, 240.0])
     shares = np.zeros((4, 2, 2))

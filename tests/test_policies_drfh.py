@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from analyzer import Instance, PolicyError, get_policy, solve
+from models.errors import SolverError
+from models.policies.drfh import DRFH, placement_violation
+from models.tolerances import FEASIBILITY_RTOL
 
 TWO_SERVERS = {"resources": {"cpu": 14, "mem": 14},
                "users": {"A": {"demand": {"cpu": 0.2, "mem": 1}}, "B": {"demand": {"cpu": 1, "mem": 0.2}}},
@@ -68,3 +73,34 @@ def test_price_blocking_freezes_a_user_with_a_tiny_use_of_a_full_resource() -> N
     pool = {k: v for k, v in d.items() if k != "machines"}
     exact = [float(v) for v in solve(pool, "drf", exact=True).x_exact]
     assert np.allclose(solve(d, "drfh").x, exact, rtol=1e-7)
+
+
+def test_placement_holds_each_users_allocation() -> None:
+    """The price-blocking instance above: B is frozen at 1 task, but the
+    last LP stage placed it 2 (free memory nobody else can use); the
+    placement attached to the answer must be a placement of that answer."""
+    d = {"resources": {"cpu": 1, "mem": 2},
+         "users": {"A": {"demand": {"cpu": 1}}, "B": {"demand": {"cpu": 1e-9, "mem": 1}, "weight": 0.5}},
+         "machines": [{"cpu": 1, "mem": 2}]}
+    alloc = solve(d, "drfh")
+    assert np.allclose(alloc.certificate["placement"].sum(axis=1), alloc.x, rtol=1e-12)
+    assert alloc.stats["placement_violation"] <= FEASIBILITY_RTOL
+
+
+def test_placement_is_checked_per_machine_type_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the pooled use of [[0, 10], [10, 0]] is that of the right placement (both users at 10 tasks,
+    # feasible on the pool), but A's 10 tasks need 10 mem on the 2-mem server: exactly 4 over
+    inst = Instance.from_dict(TWO_SERVERS)
+    swapped = np.array([[0.0, 10.0], [10.0, 0.0]])
+    viol, where = placement_violation(inst, np.array([10.0, 10.0]), swapped)
+    assert viol == Fraction(4) and "on machine type" in where
+    assert placement_violation(inst, np.array([10.0, 10.0]), swapped[::-1])[0] == 0
+
+    def bad_run(self: DRFH, instance: Instance, tight: bool = False) -> tuple:
+        return np.array([10.0, 10.0]), swapped, []
+
+    monkeypatch.setattr(DRFH, "_run", bad_run)
+    with pytest.raises(SolverError, match="placement infeasible by 4.00e"):
+        solve(TWO_SERVERS, "drfh")
+    with pytest.raises(SolverError, match="placement infeasible"):
+        DRFH().solve_tight(inst)

@@ -145,20 +145,20 @@ def _agree(n_instances: int, seed: int, n_max: int, m_max: int) -> None:
         if num is None:
             assert not ex.any()
             continue
-        # ... and the numeric solver (the Newton method) agrees to 1e-9; its
+        # ... and the numeric solver (the Newton method) agrees to EXACT_AGREEMENT_RTOL; its
         # objective never beats the certified optimum
         assert np.allclose(num.x, ex, rtol=EXACT_AGREEMENT_RTOL, atol=EXACT_AGREEMENT_RTOL), inst.describe()
         live = inst.max_tasks > 0
         w = inst.weights[live]
         obj_exact = float(w @ np.log(ex[live]))
         obj_num = float(w @ np.log(np.maximum(num.x[live], np.finfo(float).tiny)))
-        assert obj_num <= obj_exact + 1e-9 * max(1.0, abs(obj_exact)), inst.describe()
-        # an independent method, interval Newton from the same prices, agrees to 1e-9
+        assert obj_num <= obj_exact + EXACT_AGREEMENT_RTOL * max(1.0, abs(obj_exact)), inst.describe()
+        # an independent method, interval Newton from the same prices, agrees as closely
         if a.certificate.binding and len(a.certificate.binding) + inst.n <= 6:
             enc = enclose(inst, ActiveSet(a.certificate.binding, a.certificate.capped), num.x)
             if enc is not None:
                 mids = enc.midpoints()
-                assert np.allclose(mids, ex, rtol=1e-9, atol=1e-9), inst.describe()
+                assert np.allclose(mids, ex, rtol=EXACT_AGREEMENT_RTOL, atol=EXACT_AGREEMENT_RTOL), inst.describe()
     assert exact_count == n_instances
 
 

@@ -80,3 +80,23 @@ def test_discrete_envy_counts_whole_tasks_of_the_envied_bundle() -> None:
     ef = get_property("envy-freeness")
     assert ef.check("drf", inst, mode="discrete") is None
     assert ef.margin("drf", inst, mode="discrete") >= 0
+
+
+def test_discrete_envy_screen_does_not_flag_ties_of_whole_task_counts() -> None:
+    """The batched screen of discrete envy-freeness flags an instance when
+    the check's own screen finds a user strictly below a floored envied
+    count: every violated instance, and not the instances whose only
+    near-envy is a tie of whole-task counts (R = <5>, A <2>, B <3>: B's
+    bundle runs 1 whole task of A's, A holds 1)."""
+    from analyzer.searching.instance_stream import make_cell
+    from models import get_policy
+
+    ef, pol = get_property("envy-freeness"), get_policy("drf")
+    tie = Instance.from_exact([5], [[2], [3]], users=["A", "B"])
+    assert not ef.screen_many(pol, [tie], "discrete")[0]
+    cell = make_cell("drf", "envy-freeness", 400, 0, None, "discrete")
+    insts = [cell.at(p)[1] for p in range(60, 200)]
+    flags = ef.screen_many(pol, insts, "discrete")
+    violated = np.array([ef.check(pol, inst, mode="discrete") is not None for inst in insts])
+    assert violated.any() and not (violated & ~flags).any()
+    assert (~flags).any()

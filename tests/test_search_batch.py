@@ -73,17 +73,37 @@ def test_screen_flags_every_violation() -> None:
     assert (~flags).any()  # the screen also clears instances
 
 
-@pytest.mark.parametrize(("policy", "cls"), [("drf", None), ("asset", "weights,caps,zeros")])
+@pytest.mark.parametrize(("policy", "cls"), [("drf", None), ("asset", "weights,caps,zeros"), ("leximin-tasks", None)])
 def test_strategy_proofness_lockstep_screen_equals_single_screens(policy: str, cls: str | None) -> None:
-    """The lockstep screen of many instances flags exactly the instances
-    whose one-at-a-time numeric search finds a paying report."""
-    from analyzer.properties._screen_steps import drive
-
+    """The batched screen of many instances flags exactly the instances
+    whose one-at-a-time numeric search (the check's screen, a group of one)
+    finds a paying report."""
     cell = make_cell(policy, "strategy-proofness", 400, 0, cls, "continuous")
     prop, pol = cell.prop, cell.policy
     insts = [inst for inst in (cell.at(p)[1] for p in range(100, 164))
              if pol.supports(inst) is None and prop.applies(inst) is None]
     flags = prop.screen_many(pol, insts, "continuous")
     ev = Evaluator(pol)
-    single = [inst.m > 1 and bool(drive(ev, inst, prop._for(ev)._screen(ev, inst))[1]) for inst in insts]
+    single = [(inst.m > 1 or not pol.scale_invariant)
+              and bool(prop._group(ev, [inst], ev.numeric(inst)[None]).screen()[0]) for inst in insts]
     assert list(flags) == single
+
+
+def test_strategy_proofness_grid_directions_equal_one_user_at_a_time() -> None:
+    """All users' candidate directions at once (two or three resources, zero
+    demands included) are the per-user directions, bit for bit, and a margin
+    remembered from a screen is the margin computed afresh."""
+    from analyzer.properties._sp_screen import _MARGINS, grid_directions
+
+    prop = get_property("strategy-proofness")
+    cell = make_cell("drf", "strategy-proofness", 400, 0, "zeros", "continuous")
+    insts = [inst for inst in (cell.at(p)[1] for p in range(120, 220)) if inst.m in (2, 3)]
+    for inst in insts:
+        S, ok = grid_directions(prop, inst.demands, np.broadcast_to(inst.capacity, inst.demands.shape))
+        for i in range(inst.n):
+            assert np.array_equal(S[i][ok[i]], prop._directions(inst, i, np.random.default_rng(0)))
+    pol = get_policy("drf")
+    prop.screen_many(pol, insts, "continuous")
+    remembered = [prop.margin(pol, inst) for inst in insts]
+    _MARGINS.clear()
+    assert remembered == [prop.margin(pol, inst) for inst in insts]

@@ -31,7 +31,7 @@ class Window(Property):
     def applies(self, instance):
         return None if instance.m >= 2 else "needs two resources"
 
-    def margin(self, policy, instance):
+    def margin(self, policy, instance, mode="continuous"):
         r = instance.capacity[0] / instance.capacity[1]
         return abs(r - float(LO + HI) / 2) / float(LO) - float(HI - LO) / 2 / float(LO)
 
@@ -39,6 +39,35 @@ class Window(Property):
         r = instance.capacity_exact[0] / instance.capacity_exact[1]
         if LO < r < HI:
             return Violation(self.name, policy.label, instance, instance.users[0], f"ratio {r}", exact=True)
+        return None
+
+
+class DiscreteWindow(Window):
+    """Test-only: the window of :class:`Window` in the discrete setting
+    only; its continuous margin is flat, so a discrete search finds the
+    window only when it steers by the discrete margin."""
+
+    name = "test-discrete-window"
+
+    def margin(self, policy, instance, mode="continuous"):
+        return super().margin(policy, instance, mode) if mode == "discrete" else 1.0
+
+    def check(self, policy, instance, mode="continuous"):
+        return super().check(policy, instance, mode) if mode == "discrete" else None
+
+
+class Tie(Property):
+    """Test-only: never violated; its margin is a tie within rounding
+    (-1e-12) everywhere, and it counts its checks."""
+
+    name = "test-tie"
+    checks = 0
+
+    def margin(self, policy, instance, mode="continuous"):
+        return -1e-12
+
+    def check(self, policy, instance, mode="continuous"):
+        Tie.checks += 1
         return None
 
 
@@ -82,11 +111,11 @@ class TwoUsersOnly(FillingPolicy):
 
 @pytest.fixture(autouse=True, scope="module")
 def _registered():
-    for p in (Window, Rare, OnlyOneResource):
+    for p in (Window, DiscreteWindow, Tie, Rare, OnlyOneResource):
         register_property(p)
     register(TwoUsersOnly)
     yield
-    for p in (Window, Rare, OnlyOneResource):
+    for p in (Window, DiscreteWindow, Tie, Rare, OnlyOneResource):
         PROPERTIES.unregister(p.name)
     POLICIES.unregister(TwoUsersOnly.name)
 
@@ -196,6 +225,23 @@ def test_only_the_margin_optimisation_finds_a_narrow_window():
     ratio = v.instance.capacity_exact[0] / v.instance.capacity_exact[1]
     assert LO < ratio < HI and v.exact
     assert r.instances <= 1000
+
+
+def test_a_discrete_search_steers_by_the_discrete_margin():
+    r = search("drf", "test-discrete-window", budget=1000, seed=0, mode="discrete", workers=1)
+    assert r.found_in == "optimise"
+    ratio = r.counterexample.instance.capacity_exact[0] / r.counterexample.instance.capacity_exact[1]
+    assert LO < ratio < HI
+
+
+def test_the_optimisation_does_not_check_ties_exactly():
+    # the optimisation spends its evaluations on the margin alone: a margin
+    # within rounding of 0 never sends an instance to the exact check, so
+    # only the stream's instances are checked
+    Tie.checks = 0
+    r = search("drf", "test-tie", budget=400, seed=0, workers=1)
+    assert r.holds is True and r.instances == 400
+    assert Tie.checks == r.instances - int(400 * OPT_FRACTION)
 
 
 def test_result_round_trips_through_dict():

@@ -17,6 +17,7 @@ from analyzer import property_table, search
 from analyzer.properties import Property, get_property, register_property
 from analyzer.properties.base import PROPERTIES
 from analyzer.searching import stream
+from analyzer.searching.engine import CHUNK
 from analyzer.searching.stream import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +52,8 @@ def _registered(monkeypatch):
 def test_search_resumes_after_an_interrupt_to_the_same_result(tmp_path, policy):
     full = search(policy, "test-interruptible", budget=300, seed=4)
     out = tmp_path / "run.jsonl"
-    Interruptible.calls, Interruptible.STOP_AT = 0, 150 if policy == "drf" else 2
+    # drf: interrupted after the first chunk of positions was checkpointed
+    Interruptible.calls, Interruptible.STOP_AT = 0, CHUNK + 24 if policy == "drf" else 2
     with pytest.raises(KeyboardInterrupt):  # raised by the check itself: in this process (workers=1); pool
         # workers ignore Ctrl-C, and a KeyboardInterrupt raised inside one kills it and leaves the pool waiting
         search(policy, "test-interruptible", budget=300, seed=4, out=str(out), workers=1)
@@ -109,18 +111,43 @@ def _cells(text: str) -> list[dict]:
     return cells
 
 
-def _interrupted_run(args: list[str], out: Path, marker: str, env: dict[str, str]) -> tuple[str, str]:
-    """Start the CLI, send SIGINT once ``marker`` appears in ``out``; return
-    its stdout and stderr (exit code 130 asserted)."""
-    proc = subprocess.Popen(_cli(*args), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if out.exists() and marker in out.read_text():
-            break
+#: The command line with ``--out``'s first record of type ``sys.argv[1]`` held:
+#: once written, the run waits there for Ctrl-C, so it cannot end before the
+#: test interrupts it (however busy the machine), and the test sends SIGINT
+#: once it sees that record: an event, not a delay.
+GATED_CLI = """
+import sys, time
+from analyzer.searching import stream
+
+kind = sys.argv.pop(1)
+emit = stream.Recorder.emit
+
+
+def held(self, record):
+    emit(self, record)
+    if record.get("type") == kind:
+        while True:
+            time.sleep(0.05)
+
+
+stream.Recorder.emit = held
+from analyzer._entry import main
+
+main()
+"""
+
+
+def _interrupted_run(args: list[str], out: Path, kind: str, env: dict[str, str]) -> tuple[str, str]:
+    """Run the CLI until it has streamed a record of type ``kind`` to ``out``,
+    then send SIGINT; return its stdout and stderr (exit code 130 asserted)."""
+    proc = subprocess.Popen([sys.executable, "-c", GATED_CLI, kind, *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    marker = f'"type":"{kind}"'
+    while not (out.exists() and marker in out.read_text()):
+        assert proc.poll() is None, proc.communicate()
         time.sleep(0.02)
-    assert proc.poll() is None, "the run finished before it could be interrupted"
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     return stdout, stderr
 
@@ -128,7 +155,7 @@ def _interrupted_run(args: list[str], out: Path, marker: str, env: dict[str, str
 def test_sigint_then_resume_matches_an_uninterrupted_run(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = tmp_path / "table.jsonl"
-    stdout, stderr = _interrupted_run([*TABLE_ARGS, "--out", str(out), "--workers", "2"], out, '"type":"cell"', env)
+    stdout, stderr = _interrupted_run([*TABLE_ARGS, "--out", str(out), "--workers", "2"], out, "cell", env)
     assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
     partial = json.loads(stdout)
     assert partial["interrupted"] is True
@@ -152,7 +179,7 @@ SEARCH_ARGS = ("search", "--policy", "drf", "--property", "envy-freeness", "--bu
 def test_sigint_on_a_search_then_resume(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = tmp_path / "search.jsonl"
-    _, stderr = _interrupted_run([*SEARCH_ARGS, "--out", str(out), "--workers", "1"], out, '"type":"progress"', env)
+    _, stderr = _interrupted_run([*SEARCH_ARGS, "--out", str(out), "--workers", "1"], out, "progress", env)
     assert "interrupted after" in stderr and "Traceback" not in stderr
     assert read_records(out).progress["drf|envy-freeness"]["checked"] > 0
     resumed = subprocess.run(_cli(*SEARCH_ARGS, "--out", str(out), "--resume", "--workers", "1"), cwd=ROOT, env=env,

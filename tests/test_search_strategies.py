@@ -134,3 +134,63 @@ def test_shrink_makes_fractional_data_integer():
     inst, v, _ = shrink(start, lambda i: "v" if i.n == 2 and i.m == 2 else None, InstanceClass())
     assert v == "v"
     assert all(x.denominator == 1 for x in [*inst.capacity_exact, *(y for r in inst.demands_exact for y in r)])
+
+
+def test_build_of_integers_is_from_arrays_and_keeps_its_errors():
+    """The search's integer fast path builds the instance from_arrays builds
+    (same arrays, names, weights and caps); data from_arrays rejects still
+    get its error."""
+    from analyzer.searching.strategies import build
+    from models import Instance, InstanceError
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, m = int(rng.integers(1, 5)), int(rng.integers(1, 4))
+        cap = [int(v) for v in rng.integers(1, 30, size=m)]
+        dem = [[int(v) for v in row] for row in rng.integers(0, 9, size=(n, m))]
+        for row in dem:
+            row[int(rng.integers(m))] = 1
+        w = [int(v) for v in rng.integers(1, 4, size=n)] if rng.random() < 0.5 else None
+        k = [int(v) if rng.random() < 0.5 else None for v in rng.integers(0, 5, size=n)] if rng.random() < 0.5 else None
+        got = build(cap, dem, w, k)
+        want = Instance.from_arrays(cap, dem, resources=list(got.resources), users=list(got.users), weights=w,
+                                    max_tasks=k)
+        assert got == want and got.users == want.users and got.resources == want.resources
+        for a, b in ((got.capacity, want.capacity), (got.demands, want.demands), (got.weights, want.weights),
+                     (got.max_tasks, want.max_tasks)):
+            assert a.dtype == b.dtype and np.array_equal(a, b) and not a.flags.writeable
+    with pytest.raises(InstanceError, match="capacity"):
+        build([0, 2], [[1, 1]])
+    with pytest.raises(InstanceError):
+        build([2, 2], [[0, 0]])
+
+
+def test_positions_of_other_shapes_are_skipped_unbuilt_with_the_same_stream():
+    """A single-resource property's search draws only the shape of a random
+    position with several resources (no instance built), and every position
+    it builds is the instance of the full stream."""
+    from analyzer.searching import strategies
+    from analyzer.searching.instance_stream import make_cell
+
+    cell = make_cell("drf", "single-resource-fairness", 300, 0, "weights,caps,zeros", "continuous")
+    assert cell.shapes is not None
+    built = {"n": 0}
+    decorate = strategies.decorate
+
+    def counting(*args, **kwargs):
+        built["n"] += 1
+        return decorate(*args, **kwargs)
+
+    strategies.decorate = counting
+    single = 0
+    try:
+        for pos in range(cell.grid_len, cell.grid_len + 200):
+            phase, inst = cell.at_if(pos, cell.shapes)
+            full = cell.at(pos)
+            assert phase == full[0]
+            assert (inst is None) == (full[1].m != 1)
+            assert inst is None or inst.describe() == full[1].describe()
+            single += full[1].m == 1
+    finally:
+        strategies.decorate = decorate
+    assert 0 < single < 200 and built["n"] == 200 + single  # the skipped ones were never finished

@@ -6,6 +6,10 @@ bad placement option is refused for them as for the other policies."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -42,8 +46,8 @@ def test_later_steps_respect_caps(policy: str) -> None:
 def test_a_step_over_a_cap_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = models.discrete.Engine.allocate
 
-    def over(self: models.discrete.Engine) -> models.discrete.DiscreteFill:
-        out = orig(self)
+    def over(self: models.discrete.Engine, limit: Sequence[int | None] | None = None) -> models.discrete.DiscreteFill:
+        out = orig(self, limit)
         self.state.put(0, 0, 1)  # one task more for the first user, on machine 0
         self.state.tasks[0] += 1
         return out
@@ -51,7 +55,7 @@ def test_a_step_over_a_cap_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(models.discrete.Engine, "allocate", over)
     w = {"machines": [{"count": 1, "cpu": 8, "mem": 8}],
          "jobs": [{"user": "a", "tasks": 1, "demand": {"cpu": 1, "mem": 1}, "duration": 1}]}
-    with pytest.raises(RuntimeError, match="user 'a' 2 tasks, over its cap 1"):
+    with pytest.raises(RuntimeError, match="user 'a' 2 new tasks, over its limit 1"):
         simulate(w, "yarn")
 
 
@@ -63,3 +67,29 @@ def test_bad_placement_option_is_refused_for_a_variant(option: str) -> None:
     for policy in ("drf", "yarn"):
         with pytest.raises(PolicyError, match=f"^{option}: must be one of"):
             simulate(w, policy)
+
+
+def test_simulator_uses_the_engines_public_limit_only() -> None:
+    # the production simulator once set the per-step caps by replacing the
+    # engine's internal ``state.data``; it must go through ``allocate(limit=...)``
+    src = (Path(__file__).resolve().parents[1] / "analyzer" / "simulation" / "production.py").read_text()
+    assert "allocate(limit=" in src
+    assert not re.search(r"\.state\b|\bst\.data\b|dataclasses\.replace", src), "production.py touches engine state"
+
+
+def test_simulator_passes_waiting_tasks_as_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[int | None]] = []
+    orig = models.discrete.Engine.allocate
+
+    def spy(self: models.discrete.Engine, limit: Sequence[int | None] | None = None) -> models.discrete.DiscreteFill:
+        seen.append(list(limit) if limit is not None else [])
+        return orig(self, limit)
+
+    monkeypatch.setattr(models.discrete.Engine, "allocate", spy)
+    w = {"machines": [{"count": 1, "cpu": 8, "mem": 8}],
+         "jobs": [{"user": "a", "tasks": 3, "demand": {"cpu": 1, "mem": 1}, "duration": 1},
+                  {"user": "b", "arrival": 0.5, "tasks": 2, "demand": {"cpu": 1, "mem": 2}, "duration": 1}]}
+    r = simulate(w, "yarn")
+    assert r.stats["tasks_launched"] == 5
+    assert seen[0] == [3, 0]
+    assert [2] in [s[1:] for s in seen]

@@ -14,7 +14,7 @@ def progress_bar(total: int, unit: str, quiet: bool, desc: str = "") -> Any:
     """A tqdm bar (disabled when not wanted; its methods are then no-ops)."""
     from tqdm import tqdm
 
-    class Bar(tqdm):  # type: ignore[misc]
+    class Bar(tqdm):
         # no monitor thread (tqdm starts one per process, even for a disabled
         # bar): the search forks its process pool after creating the bar, and
         # forking a process with stray threads can deadlock the children

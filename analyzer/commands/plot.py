@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
 
 def figure_options(args: argparse.Namespace) -> dict[str, Any]:
     """``--dpi``, ``--figsize``, ``--style`` checked (exit 2 naming the flag)."""
-    from ..figure import check_style
+    from ..plotting.style import check_style
 
     if args.dpi is not None and not 1 <= args.dpi <= 2400:
         raise UsageError(f"--dpi: must be between 1 and 2400, got {args.dpi:g}")
@@ -58,7 +58,7 @@ def figure_options(args: argparse.Namespace) -> dict[str, Any]:
 def check_output_path(path: str) -> Path:
     """Reject an unsupported extension or an unwritable destination before
     any work is done (one line naming ``-o`` and the path)."""
-    from ..figure import plot_format
+    from ..plotting.style import plot_format
 
     try:
         plot_format(path)
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from models import get_policy
 
     from ..api import solve
-    from ..plot import plot_allocations, series
+    from ..plotting.allocations import plot_allocations, series
 
     out = check_output_path(args.output)
     options = figure_options(args)

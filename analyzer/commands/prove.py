@@ -1,8 +1,11 @@
 """``fairalloc prove POLICY PROPERTY --users N --resources M``: decide a
-property for every instance of one size with an SMT solver (z3).
+property for every instance of one size with an SMT solver (z3), or, with
+``--discrete --bound K``, for every integer instance within the bound by
+exhaustive enumeration (:mod:`analyzer.proving_discrete`).
 
 Exit 0 proved, 1 counterexample (printed like ``fairalloc check`` prints
-one, re-verified exactly), 3 unknown (timeout or z3 gave up), 2 bad input.
+one, re-verified exactly), 3 unknown (timeout or z3 gave up), 2 bad input,
+130 interrupted (a discrete run keeps its ``--resume`` file).
 """
 
 from __future__ import annotations
@@ -10,7 +13,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOLVER, EXIT_VIOLATION, add_format_option, fail, write_out
+from ..cli import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_SOLVER,
+    EXIT_VIOLATION,
+    UsageError,
+    add_format_option,
+    fail,
+    write_out,
+)
 from ..formats import Document, render
 from ..render import Table
 
@@ -31,6 +43,14 @@ def register(sub: Any) -> None:
     p.add_argument("--capped", action="store_true", help="any task caps k_i >= 0 (or none)")
     p.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds for the whole proof (default: 60)")
     p.add_argument("--workers", type=int, default=None, help="processes solving cases in parallel (default: CPUs)")
+    p.add_argument("--discrete", action="store_true",
+                   help="the discrete setting: every integer instance within --bound, checked exhaustively")
+    p.add_argument("--bound", type=str, default=None, metavar="K",
+                   help="with --discrete: capacities and demands (weights, caps) in 1..K (0..K for zeros)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="with --discrete: run the chunks on the Dask scheduler at ADDR (tcp://host:port)")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="with --discrete: progress file, continued when it exists and kept on Ctrl-C")
     add_format_option(p)
     p.set_defaults(run=run)
 
@@ -40,6 +60,13 @@ def run(args: argparse.Namespace) -> int:
 
     from ..proving import prove
 
+    if args.discrete:
+        from ._prove_discrete import run_discrete
+
+        return run_discrete(args)
+    for flag in ("bound", "scheduler", "resume"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag}: only with --discrete")
     r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain, weighted=args.weighted,
               capped=args.capped, timeout=args.timeout, workers=args.workers)
     write_out(render(proof_document(r), args.format))
@@ -68,6 +95,10 @@ def text(r: Any) -> str:
     from .check import violation_text
 
     a = r.assumptions
+    if "bound" in a:
+        from ._prove_discrete import discrete_text
+
+        return discrete_text(r)
     size = f"{r.users} users x {r.resources} resources"
     scope = (f"demands: {a['demands']}; capacities: any; weights: {a['weights']}; caps: {a['caps']}; "
              f"{a['setting']}")

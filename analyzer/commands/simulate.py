@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         if r.stats["interrupted"]:
             break
     if args.plot is not None:
-        from ..simulation.plot import plot_simulations
+        from ..plotting.simulation import plot_simulations
 
         plot_simulations(results, args.plot)
     tables, notes = simulation_tables(results)
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 def simulation_tables(results: list[Any]) -> tuple[list[Table], list[str]]:
     """Utilisation, per-user jobs and response times, completion-time
     reduction per job size (first policy against each other), violations."""
-    from ..simulation.plot import completion_reduction
+    from ..plotting.simulation import completion_reduction
 
     labels = [r.policy for r in results]
     res = results[0].resources

@@ -20,6 +20,8 @@ def register(sub: Any) -> None:
                    help="also try to prove each ✓ cell with z3 for every size up to N users x M resources")
     p.add_argument("--prove-timeout", type=float, default=60.0, metavar="S",
                    help="seconds per size for --prove (default: 60)")
+    p.add_argument("--prove-bound", default=None, metavar="K",
+                   help="with --mode discrete --prove: prove each ✓ cell for every integer instance within K")
     p.set_defaults(run=run)
 
 
@@ -30,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     sizes = prove_sizes(args.prove) if args.prove is not None else None
     if sizes is not None and not 0 < args.prove_timeout < float("inf"):  # checked before the search, not after
         raise UsageError(f"--prove-timeout: must be a positive number of seconds, got {args.prove_timeout:g}")
+    bound = prove_bound(args.prove_bound, sizes is not None, args.mode)
     props = split_list(args.property, "property") if args.property is not None else None
     try:
         job = TableRun(split_list(args.policy, "policy"), props, budget=budget, seed=args.seed,
@@ -59,6 +62,11 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             prove_cells(table, *sizes, timeout=args.prove_timeout, workers=args.workers)
+            if bound is not None:
+                from ..table_proofs_discrete import prove_discrete_cells
+
+                prove_discrete_cells(table, *sizes, bound, timeout=args.prove_timeout, workers=args.workers,
+                                     scheduler=args.scheduler)
         except KeyboardInterrupt:
             write_out(table.render(args.format))
             return fail("interrupted: the cells proved so far are marked above", EXIT_INTERRUPTED)
@@ -72,3 +80,17 @@ def prove_sizes(text: str) -> tuple[int, int]:
     if len(parts) != 2 or not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
         raise UsageError(f"--prove: expected N,M (whole numbers >= 1), got {text!r}")
     return int(parts[0]), int(parts[1])
+
+
+def prove_bound(text: str | None, proving: bool, mode: str) -> int | None:
+    """``--prove-bound K`` checked: a whole number >= 1, only with
+    ``--prove``, required with ``--mode discrete --prove``."""
+    if text is None:
+        if proving and mode == "discrete":
+            raise UsageError("--prove-bound: required with --mode discrete --prove (every integer instance in 1..K)")
+        return None
+    if not proving:
+        raise UsageError("--prove-bound: only with --prove N,M")
+    if not text.strip().isdigit() or int(text) < 1:
+        raise UsageError(f"--prove-bound: must be a whole number >= 1, got {text!r}")
+    return int(text)

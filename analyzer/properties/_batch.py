@@ -108,6 +108,18 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
 _MEMO: dict[int, tuple[Instance, str, str, np.ndarray]] = {}
 
 
+def forget() -> None:
+    """Drop the remembered tasks (a screen of a new chunk starts)."""
+    _MEMO.clear()
+
+
+def remember(policy: Policy, instance: Instance, mode: str, x: np.ndarray) -> None:
+    """Keep ``x``, the tasks of ``policy`` on ``instance`` in ``mode``
+    computed by a screen, for the check of the same instance object
+    (:func:`remembered`; forgotten at the next :func:`numeric_batch`)."""
+    _MEMO[id(instance)] = (instance, policy.label, mode, np.array(x, dtype=float))
+
+
 def remembered(policy: Policy, instance: Instance, mode: str) -> np.ndarray | None:
     """A copy of the tasks the last :func:`numeric_batch` computed for
     exactly this instance object, policy and mode, or ``None``."""

@@ -347,14 +347,16 @@ def maxmin_on_resource(instance: Instance, j: int) -> list[Fraction]:
     if any(v <= 0 for v in d):
         raise ValueError(f"every user must use resource {instance.resources[j]!r}")
     # cap level T_i = k_i d_ij / w_i (None: never capped), ascending
-    order = sorted(range(instance.n), key=lambda i: (k[i] is None, k[i] * d[i] / w[i] if k[i] is not None else 0))
+    level = [None if k_i is None else k_i * d_i / w_i for k_i, d_i, w_i in zip(k, d, w, strict=True)]
+    order = sorted(range(instance.n), key=lambda i: (level[i] is None, level[i] or 0))
     left = Fraction(instance.capacity_exact[j])
     wsum = sum((w[i] for i in order), Fraction(0))
     x = [Fraction(0)] * instance.n
     for pos, i in enumerate(order):
-        if k[i] is not None and k[i] * d[i] / w[i] * wsum <= left:
-            x[i] = Fraction(k[i])
-            left -= k[i] * d[i]
+        k_i, T_i = k[i], level[i]
+        if k_i is not None and T_i is not None and T_i * wsum <= left:
+            x[i] = Fraction(k_i)
+            left -= k_i * d[i]
             wsum -= w[i]
             continue
         t = left / wsum

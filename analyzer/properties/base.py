@@ -121,6 +121,10 @@ class Property(ABC):
     #: subclass from its definition (the search optimises the margin only
     #: then).
     has_margin: ClassVar[bool] = False
+    #: Relative cost of checking one instance (1: one allocation and a few
+    #: comparisons); a property table starts its costliest cells first, so
+    #: that no long cell starts last and leaves the other workers idle.
+    search_cost: ClassVar[float] = 1.0
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -132,8 +136,16 @@ class Property(ABC):
         ``m == 1``). A check on such an instance returns ``None``."""
         return None
 
+    def applies_to_shape(self, n: int, m: int) -> bool:
+        """False when :meth:`applies` rejects every instance with ``n``
+        users and ``m`` resources: the search then skips such stream
+        positions without building their instances. The default, True,
+        decides nothing; a property whose :meth:`applies` depends on the
+        shape overrides both alike."""
+        return True
+
     @abstractmethod
-    def check(self, policy: Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
+    def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         """An exactly verified violation on ``instance``, or ``None``."""
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:

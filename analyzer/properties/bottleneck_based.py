@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -76,6 +77,8 @@ class BottleneckBasedFairness(Property):
             return None
         xe = ev.verified(instance)
         exact = ev.exact
+        D: Sequence[Sequence[Any]]  # Fractions when exact, else floats (as ``xe``)
+        R: Sequence[Any]
         if exact:
             D, R = instance.demands_exact, instance.capacity_exact
             W = sum(instance.weights_exact, Fraction(0))

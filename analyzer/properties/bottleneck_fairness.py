@@ -55,7 +55,7 @@ class BottleneckFairness(Property):
         """Numeric violation margin (``< 0``: violated; ``inf`` when the
         property does not apply)."""
         j = common_dominant(instance)
-        if self.applies(instance) is not None:
+        if j is None:  # the property does not apply (see :meth:`applies`)
             return float("inf")
         return maxmin_margin(policy, instance, mode, j)
 

@@ -9,7 +9,7 @@ import numpy as np
 from models import Instance, Policy
 from models.tolerances import COMPARE_ATOL
 
-from ._batch import numeric_batch, widened
+from ._batch import forget, numeric_batch, remember, widened
 from ._common import Evaluator, as_exact_str, leontief_tasks, numeric_below, relative_margin, show
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
@@ -62,7 +62,19 @@ class EnvyFreeness(Property):
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`): some
         user's widened-down tasks below what the widened-up bundles of the
-        others would give it."""
+        others would give it. In the discrete setting the counts are whole
+        tasks, exact in floats: an instance is flagged exactly when the
+        check's own screen finds a user below a floored envied count (a tie
+        of whole-task counts is not envy), and the check reuses the run."""
+        if mode == DISCRETE:
+            ev = Evaluator(policy, mode)
+            forget()
+            flags = []
+            for inst in instances:
+                x = ev.numeric(inst)
+                remember(ev.policy, inst, mode, x)
+                flags.append(inst.n > 1 and bool(numeric_below(x[:, None], _envy_matrix(inst, x, mode)).any()))
+            return np.array(flags, dtype=bool)
         xs = numeric_batch(policy, instances, mode)
         return np.array([x is None or bool(numeric_below(widened(x, up=False)[:, None],
                                                           _envy_matrix(inst, widened(x, up=True), mode)).any())

@@ -52,6 +52,9 @@ class PopulationMonotonicity(Property):
     def applies(self, instance: Instance) -> str | None:
         return None if instance.n >= 2 else "needs at least two users"
 
+    def applies_to_shape(self, n: int, m: int) -> bool:
+        return n >= 2
+
     def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
         """Numeric violation margin (``< 0``: violated): the smallest relative
         change of a remaining user's tasks when one user leaves."""

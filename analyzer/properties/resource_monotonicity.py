@@ -93,7 +93,7 @@ class ResourceMonotonicity(Property):
         """Numeric tasks, the trials (resources grown, factor) and the tasks
         after each trial, shape (trials, n)."""
         x = ev.numeric(instance)
-        groups = [(j,) for j in range(instance.m)]
+        groups: list[tuple[int, ...]] = [(j,) for j in range(instance.m)]
         if instance.m > 1:
             groups.append(tuple(range(instance.m)))
         trials = [(group, f) for group in groups for f in self.factors]
@@ -107,8 +107,8 @@ class ResourceMonotonicity(Property):
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)
         x, trials, after = self._screen(ev, instance)
-        lost = numeric_below(after, x[None, :]).any(axis=1)
-        found = [t for t, bad in zip(trials, lost, strict=True) if bad]
+        lost = np.any(numeric_below(after, x[None, :]), axis=1)
+        found = [t for t, bad in zip(trials, lost.tolist(), strict=True) if bad]
         if not found:
             return None
         xe = ev.verified(instance)

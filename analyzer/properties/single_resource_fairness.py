@@ -44,6 +44,9 @@ class SingleResourceFairness(Property):
     def applies(self, instance: Instance) -> str | None:
         return None if instance.m == 1 else f"needs a single resource, the instance has {instance.m}"
 
+    def applies_to_shape(self, n: int, m: int) -> bool:
+        return m == 1
+
     def margin(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> float:
         """Numeric violation margin (``< 0``: violated; ``inf`` when the
         property does not apply)."""

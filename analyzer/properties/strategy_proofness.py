@@ -11,9 +11,9 @@ import numpy as np
 from models import Instance, Policy
 
 from ._batch import is_filling, numeric_batch
-from ._common import Evaluator, as_exact_str, leontief_tasks, leontief_tasks_np, numeric_below, per_resource, show
-from ._lie_reports import denominators, exact_report, report_caps, report_rows, scaled_reports, simplex_grid
-from ._screen_steps import Found, Steps, drive, drive_many
+from ._common import Evaluator, as_exact_str, leontief_tasks, per_resource, show
+from ._lie_reports import denominators, exact_report, simplex_grid
+from ._sp_screen import Group, fill_for, fill_key, remembered_margin
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors applied to one coordinate of the true demand (inflating or
@@ -27,8 +27,6 @@ LIGHT_SINGLE_FACTORS: tuple[float, ...] = (0.5, 2.0, 4.0)
 SCALES: tuple[float, ...] = tuple(2.0 ** k for k in range(-6, 7) if k != 0)
 #: The same for the light search (one solve per report).
 LIGHT_SCALES: tuple[float, ...] = (0.25, 0.5, 2.0, 4.0, 16.0)
-#: Candidate reports per user that go to the exact re-check.
-_KEEP = 3
 
 
 @register_property
@@ -124,6 +122,7 @@ class StrategyProofness(Property):
     source = "Ghodsi et al., NSDI 2011, Section 3"
     summary = "no user runs more of its true tasks by reporting another demand vector"
     order = 2
+    search_cost = 5.0  # hundreds of reports filled per instance
 
     def __init__(self, grid2: int = 64, grid3: int = 14, samples: int = 64, refine: int = 36, seed: int = 0,
                  light: tuple[int, int, int, int] = (12, 5, 12, 9),
@@ -155,28 +154,25 @@ class StrategyProofness(Property):
         ev = Evaluator(policy, mode)
         if not _searchable(ev, instance):
             return float("inf")
-        grid = drive(ev, instance, self._for(ev)._grid(ev, instance, ev.numeric(instance),
-                                                        np.random.default_rng(self.seed)))
-        return float("inf") if grid is None else -float(np.max(grid[3]))
+        fill = fill_for(ev, [instance])
+        known = remembered_margin(instance, (self._for(ev).params(), _scaled(ev), ev.mode, fill_key(fill)))
+        if known is not None:  # the screen of this instance has just computed it
+            return known
+        return float(self._group(ev, [instance], ev.numeric(instance)[None]).best_margins()[0])
 
-    def _grid(self, ev: Evaluator, instance: Instance, x: np.ndarray, rng: np.random.Generator
-              ) -> Steps[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None]:
-        """The users who might gain, and for every candidate report the user
-        (``who``), direction (``S``), relative gain and the scales used
-        (a generator of fill requests, see :func:`~._screen_steps.drive`)."""
-        users = [i for i in range(instance.n) if x[i] < instance.max_tasks[i]]  # a capped user cannot gain
-        if not users:
-            return None
-        scaled = _scaled(ev)
-        dirs = [self._candidates(instance, i, rng, scaled) for i in users]
-        who = np.concatenate([np.full(len(S), i) for i, S in zip(users, dirs, strict=True)])
-        S = np.concatenate(dirs)
-        scale = np.maximum(np.abs(x), 1.0)
-        gain = ((yield from self._true_tasks(instance, who, S)) - x[who]) / scale[who]
-        return users, who, S, gain, scale
+    def params(self) -> tuple[object, ...]:
+        """Everything the search's numbers depend on besides the policy,
+        mode and instance."""
+        return (self.grid2, self.grid3, self.samples, self.refine, self.seed, self.light, self.singles, self.scales,
+                self._light)
+
+    def _group(self, ev: Evaluator, instances: Sequence[Instance], X: np.ndarray) -> Group:
+        """The search of this property (or its light version) on instances of
+        one shape and weights with numeric allocations ``X``."""
+        return Group(self._for(ev), instances, X, fill_for(ev, instances), _scaled(ev), ev.mode)
 
     def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
-        x, found = drive(ev, instance, self._screen(ev, instance))
+        found = self._group(ev, [instance], ev.numeric(instance)[None]).screen()[0]
         if not found:
             return None
         xe = ev.verified(instance)
@@ -190,40 +186,26 @@ class StrategyProofness(Property):
 
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`): for the
-        filling family in the continuous setting the screens of all the
-        instances run in lockstep, every round's reports of all instances
-        filled in one vectorised batch (the same reports and numbers as one
-        instance at a time); otherwise every instance is flagged."""
+        filling family in the continuous setting the searches of all the
+        instances of one shape and weights run together
+        (:class:`~._sp_screen.Group`: every phase's reports of all of them
+        filled in one vectorised batch, each instance getting the numbers
+        of its own check); otherwise every instance is flagged."""
         ev = Evaluator(policy, mode)
-        numeric_batch(ev.policy, instances, ev.mode)
+        xs = numeric_batch(ev.policy, instances, ev.mode)
         if ev.mode != CONTINUOUS or not is_filling(ev.policy):
             return np.ones(len(instances), dtype=bool)
-        me = self._for(ev)
-        gens = [me._screen(ev, inst) if _searchable(ev, inst) else None for inst in instances]
-        results = drive_many(ev.policy, list(instances), gens)
-        return np.array([r is not None and bool(r[1]) for r in results], dtype=bool)
-
-    def _screen(self, ev: Evaluator, instance: Instance) -> Steps[tuple[np.ndarray, list[Found]]]:
-        """The numeric search: the reports (gain, user, direction) whose
-        true tasks beat the truth numerically (a generator of fill
-        requests, see :func:`~._screen_steps.drive`)."""
-        x = ev.numeric(instance)
-        rng = np.random.default_rng(self.seed)
-        grid = yield from self._grid(ev, instance, x, rng)
-        if grid is None:
-            return x, []
-        users, who, S, gain, scale = grid
-        found: list[tuple[float, int, np.ndarray]] = []
-        starts = []
-        for i in users:
-            rows = np.flatnonzero(who == i)
-            top = rows[np.argsort(-gain[rows], kind="stable")[:_KEEP]]
-            found += [(float(gain[k]), i, S[k]) for k in top]
-            starts.append(S[top[0]])
-        if self.refine > 0:
-            found += yield from self._refine(instance, x, scale, users, np.array(starts), rng, _scaled(ev))
-        tol = yield from self._true_tasks(instance, np.array([f[1] for f in found]), np.array([f[2] for f in found]))
-        return x, [f for f, t in zip(found, tol, strict=True) if numeric_below(x[f[1]], t)]
+        flags = np.zeros(len(instances), dtype=bool)
+        groups: dict[tuple[int, int, bytes], list[int]] = {}
+        for k, inst in enumerate(instances):
+            if _searchable(ev, inst):
+                groups.setdefault((inst.n, inst.m, inst.weights.tobytes()), []).append(k)
+        for ks in groups.values():
+            members = [instances[k] for k in ks]
+            X = np.stack([x if (x := xs[k]) is not None else ev.numeric(instances[k]) for k in ks])
+            found = self._group(ev, members, X).screen()
+            flags[ks] = [bool(f) for f in found]
+        return flags
 
     # --------------------------------------------------------------- search
     def _candidates(self, inst: Instance, i: int, rng: np.random.Generator, scaled: bool) -> np.ndarray:
@@ -264,60 +246,6 @@ class StrategyProofness(Property):
         S = S / S.sum(axis=1, keepdims=True)
         ok = np.all(S[:, need] > 0, axis=1)  # a needed resource is never zeroed
         return S[ok]
-
-    def _true_tasks(self, inst: Instance, who: np.ndarray, S: np.ndarray) -> Steps[np.ndarray]:
-        """True tasks of user ``who[k]`` reporting ``S[k]`` (a direction and
-        its log-scale, see :func:`~._lie_reports.scaled_reports`; one fill request: the
-        deviated demands and caps)."""
-        K = len(S)
-        if K == 0:
-            return np.empty(0)
-        reports = scaled_reports(inst, who, S)
-        need = inst.demands[who]
-        true_caps = inst.max_tasks[who]
-        caps = report_caps(need, reports, true_caps)
-        rows = np.arange(K)
-        D = np.repeat(inst.demands[None, :, :], K, axis=0)
-        D[rows, who, :] = reports
-        Kc = np.repeat(inst.max_tasks[None, :], K, axis=0)
-        Kc[rows, who] = caps
-        filled, mode = yield D, Kc
-        xi = filled[rows, who]
-        return leontief_tasks_np(need, xi[:, None] * reports, true_caps, mode)
-
-    def _refine(self, inst: Instance, x: np.ndarray, scale: np.ndarray, users: list[int],
-                starts: np.ndarray, rng: np.random.Generator, scaled: bool) -> Steps[list[Found]]:
-        """Compass search with shrinking steps on log-directions (and the
-        log-scale when ``scaled``), from each user's best report, all users'
-        trial points filled in one batch per round; about :attr:`refine`
-        evaluations per user."""
-        m = inst.m
-        dim = m + 1 if scaled else m
-        who = np.array(users)
-        u = np.hstack([np.log(np.maximum(starts[:, :m], 1.0 / (4 * max(self.grid2, self.grid3)))), starts[:, m:]])
-        cur = ((yield from self._true_tasks(inst, who, report_rows(u))) - x[who]) / scale[who]
-        moves = np.zeros((2 * dim, m + 1))
-        moves[:, :dim] = np.vstack([np.eye(dim), -np.eye(dim)])
-        per_round = 2 * dim + m
-        step = np.full(len(users), 0.5)
-        logs = np.log(np.asarray(self.scales or (1.0,)))
-        lo_hi = (min(0.0, float(logs.min())), max(0.0, float(logs.max())))
-        for _ in range(max(1, self.refine // per_round)):
-            rand = np.zeros((m, m + 1))
-            rand[:, :dim] = rng.standard_normal((m, dim))
-            trial_moves = np.vstack([moves, rand])  # (per_round, m + 1)
-            U = (u[:, None, :] + step[:, None, None] * trial_moves[None, :, :]).reshape(-1, m + 1)
-            U[:, m] = np.clip(U[:, m], *lo_hi)  # scales stay in the grid's range (readable reports)
-            W = np.repeat(who, per_round)
-            g = (((yield from self._true_tasks(inst, W, report_rows(U))) - x[W]) / scale[W]).reshape(
-                len(users), per_round
-            )
-            best = g.argmax(axis=1)
-            better = g[np.arange(len(users)), best] > cur
-            u = np.where(better[:, None], U.reshape(len(users), per_round, m + 1)[np.arange(len(users)), best], u)
-            cur = np.where(better, g[np.arange(len(users)), best], cur)
-            step = np.where(better, step, step / 3)
-        return [(float(cur[k]), int(who[k]), report_rows(u[k:k + 1])[0]) for k in range(len(users))]
 
     # --------------------------------------------------------------- verify
     def _verify(self, ev: Evaluator, inst: Instance, xe: tuple[Any, ...], i: int, s: np.ndarray,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from .instance_stream import Cell
 BATCH_SCREEN: bool = True
 
 #: Positions screened together when :data:`BATCH_SCREEN` is on.
-SCREEN_BATCH: int = 64
+SCREEN_BATCH: int = 256
 
 #: Near misses kept as starting points of the optimisation.
 NEAR_MISSES: int = 8
@@ -62,28 +63,30 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
     checked = 0
     step = SCREEN_BATCH if BATCH_SCREEN else 1
     for lo in range(start, stop, step):
-        batch = [(pos, *cell.at(pos)) for pos in range(lo, min(lo + step, stop))]
-        kinds = [screenable(cell, inst) for _, _, inst in batch]
+        batch = [(pos, *cell.at_if(pos, cell.shapes)) for pos in range(lo, min(lo + step, stop))]
+        kinds = ["a" if inst is None else screenable(cell, inst) for _, _, inst in batch]
         flagged = np.ones(len(batch), dtype=bool)
         if BATCH_SCREEN:
             todo = [k for k, kind in enumerate(kinds) if kind == "c"]
             if todo:
-                flagged[todo] = cell.prop.screen_many(cell.policy, [batch[k][2] for k in todo], cell.mode)
+                screened = [cast(Instance, batch[k][2]) for k in todo]
+                flagged[todo] = cell.prop.screen_many(cell.policy, screened, cell.mode)
         for (pos, phase, inst), kind, flag in zip(batch, kinds, flagged, strict=True):
             v, err = None, None
-            if kind == "c" and flag:
+            if kind == "c" and flag and inst is not None:  # kind 'c' has an instance
                 kind, v, err = checked_kind(cell, inst)
             events.append(kind)
             if err and out.error is None:
                 out.error = err
             if kind != "c":
                 continue
+            assert inst is not None  # kind 'c' has an instance
             checked += 1
             if v is not None:
                 out.violation, out.phase = v, phase
                 break
             if margin is not None and pos % MARGIN_EVERY == 0:
-                mg = safe_margin(margin, cell.policy, inst)
+                mg = safe_margin(margin, cell.policy, inst, cell.mode)
                 if mg is not None:
                     out.near.append((mg, pos))
             if checked >= limit:
@@ -121,11 +124,14 @@ def check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | 
     return checked_kind(cell, inst) if kind == "c" else (kind, None, None)
 
 
-def safe_margin(margin: Callable[[Policy, Instance], float], policy: Policy, inst: Instance) -> float | None:
-    """The property's margin on ``inst``, or ``None`` when it is not finite
-    or the policy cannot be solved there (the search then skips it)."""
+def safe_margin(margin: Callable[[Policy, Instance, str], float], policy: Policy, inst: Instance,
+                mode: str) -> float | None:
+    """The property's margin on ``inst`` in the search's ``mode`` (a
+    discrete search steers by the discrete margin), or ``None`` when it is
+    not finite or the policy cannot be solved there (the search then skips
+    it)."""
     try:
-        mg = float(margin(policy, inst))
+        mg = float(margin(policy, inst, mode))
     except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
         return None
     return mg if math.isfinite(mg) else None

@@ -53,7 +53,7 @@ from .stream import Recorder, Throttle
 GENERATE_FACTOR: int = 25
 
 #: Positions per chunk of work.
-CHUNK: int = 64
+CHUNK: int = 256
 
 #: Fewest checks a shrink may spend, however small the search budget.
 SHRINK_MIN_CHECKS: int = 60
@@ -132,6 +132,7 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
         violation, phase, at = _run_stream(cell, st, cell.budget, recorder, tick, pool, workers, False, "topup")
     # shrink and re-verify
     shrunk: Violation | None = None
+    original: Violation | None = None  # the violation as found, when shrinking changed it
     spent = 0
     if violation is not None:
         def still(cand: Instance) -> Violation | None:
@@ -140,12 +141,13 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
 
         inst, _, spent = shrink(violation.instance, still, cell.cls, shrink_budget(cell.budget))
         shrunk = still(inst) or violation
+        original = violation if shrunk.instance != violation.instance else None
     return SearchResult(policy=cell.policy.label, property=cell.prop.name, counterexample=shrunk,
                         instances=st.checked, seed=cell.seed, budget=cell.budget, instance_class=cell.cls,
                         mode=cell.mode, seconds=time.perf_counter() - t0, generated=st.pos,
                         unsupported=st.unsupported, not_applicable=st.not_applicable, errors=st.errors,
                         error=st.error, found_in=phase, found_at=at,
-                        original=violation if shrunk is not None and shrunk.instance != violation.instance else None,
+                        original=original,
                         shrink_checks=spent)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,14 +79,36 @@ class Cell:
 
     def at(self, pos: int) -> tuple[str, Instance]:
         """Phase name and instance at stream position ``pos``."""
+        phase, inst = self.at_if(pos, None)
+        assert inst is not None
+        return phase, inst
+
+    def at_if(self, pos: int, wanted: Callable[[int, int], bool] | None) -> tuple[str, Instance | None]:
+        """:meth:`at`, with ``None`` for the instance when its ``(n, m)`` is
+        not ``wanted`` (a random draw then stops after its shape)."""
         g = self.grid_len
         if pos < g:
-            return "grid", grid_prefix(self.cls, g)[pos]
+            inst = grid_prefix(self.cls, g)[pos]
+            return "grid", inst if wanted is None or wanted(inst.n, inst.m) else None
         k = pos - g
         strategies = _strategies(self.cls)
         strat = strategies[k % len(strategies)]
         rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(k,)))
-        return f"random:{strat.name}", strat.draw(rng)
+        return f"random:{strat.name}", strat.draw(rng) if wanted is None else strat.draw_if(rng, wanted)
+
+    @functools.cached_property
+    def shapes(self) -> Callable[[int, int], bool] | None:
+        """The property's :meth:`~analyzer.properties.base.Property.applies_to_shape`
+        when positions of other shapes may be skipped unbuilt: the property
+        declares it and the policy keeps the base
+        :meth:`~models.policy.Policy.supports` (which the stream's instances
+        always pass, so such a position is "not applicable", never
+        "unsupported"); else ``None``."""
+        if type(self.policy).supports is not Policy.supports:
+            return None
+        if type(self.prop).applies_to_shape is Property.applies_to_shape:
+            return None
+        return self.prop.applies_to_shape
 
 
 def _strategies(cls: InstanceClass) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from models import Instance, InstanceError, Policy
+from models.tolerances import MARGIN_TIE
 
 from ..properties.base import Violation
 from .checkpoint import SearchState
@@ -50,11 +51,12 @@ class _Found(Exception):
         self.violation = violation
 
 
-def optimise(cell: Cell, st: SearchState, margin: Callable[[Policy, Instance], float], budget: int,
+def optimise(cell: Cell, st: SearchState, margin: Callable[[Policy, Instance, str], float], budget: int,
               recorder: Recorder, tick: Progress) -> Violation | None:
     """Derivative-free minimisation (:data:`OPT_METHOD`) of the margin over
     the log of the positive capacities and demands of each near miss; an
-    instance with a numerically negative margin goes to the exact check."""
+    instance with a margin below ``-MARGIN_TIE`` (a violation, not a tie
+    within rounding) goes to the exact check."""
     from scipy.optimize import minimize
 
     starts = list(st.near)[:max(1, int(budget * OPT_FRACTION) // EVALS_PER_START)]
@@ -83,10 +85,10 @@ def optimise(cell: Cell, st: SearchState, margin: Callable[[Policy, Instance], f
                 return float(np.inf)
             st.checked += 1
             tick(1)
-            mg = safe_margin(margin, cell.policy, inst)
+            mg = safe_margin(margin, cell.policy, inst, cell.mode)
             if mg is None:
                 return float(np.inf)
-            if mg < 0:
+            if mg < -MARGIN_TIE:  # a tie (within rounding) is not worth an exact check
                 v = first_violation(cell, list(_exact_versions(cap, dem, base)))
                 if v is not None:
                     raise _Found(v)

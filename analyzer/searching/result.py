@@ -3,6 +3,7 @@ JSON form (see :func:`~analyzer.searching.engine.search`)."""
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,7 +70,7 @@ class SearchResult:
     shrink_checks: int = 0
     complete: bool = True
 
-    @property
+    @builtins.property  # the field ``property`` shadows the builtin in this class body
     def holds(self) -> bool | None:
         """False with a counterexample; True when instances were checked and
         none violated; None (n/a) when nothing could be checked."""

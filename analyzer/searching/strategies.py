@@ -33,11 +33,13 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -63,12 +65,11 @@ def build(capacity: Sequence[int | Fraction], demands: Sequence[Sequence[int | F
     and resources ``r1, r2, ...`` as the paper names them.
 
     Integer data (the common case) takes the vectorised
-    :meth:`~models.instance.Instance.from_arrays` path: integers are exact
-    as floats, so the instance's exact values are the integers themselves.
+    :meth:`~models.instance.Instance.from_arrays` path (valid data
+    without its per-call checks: :func:`_valid_integers`): integers are
+    exact as floats, so the instance's exact values are the integers
+    themselves.
     """
-    n, m = len(demands), len(capacity)
-    users = [_user_name(i) for i in range(n)]
-    resources = [f"r{j + 1}" for j in range(m)]
     flat = [
         *capacity,
         *(v for row in demands for v in row),
@@ -76,6 +77,13 @@ def build(capacity: Sequence[int | Fraction], demands: Sequence[Sequence[int | F
         *(k for k in (caps or ()) if k is not None),
     ]
     plain = all(type(v) is int and -_EXACT_INT_LIMIT < v < _EXACT_INT_LIMIT for v in flat)  # the common case, fast
+    if plain:
+        # ``plain``: every value is an int
+        inst = _valid_integers(cast(Sequence[int], capacity), cast(Sequence[Sequence[int]], demands),
+                               cast("Sequence[int] | None", weights), cast("Sequence[int | None] | None", caps))
+        if inst is not None:
+            return inst
+    users, resources = _names(len(demands), len(capacity))
     if plain or all(_small_int(v) for v in flat):
         return Instance.from_arrays([int(c) for c in capacity], [[int(v) for v in row] for row in demands],
                                     resources=resources, users=users,
@@ -83,6 +91,35 @@ def build(capacity: Sequence[int | Fraction], demands: Sequence[Sequence[int | F
                                     max_tasks=None if caps is None else [None if k is None else int(k) for k in caps])
     return Instance.from_exact(list(capacity), [list(r) for r in demands], weights=weights, max_tasks=caps,
                                users=users, resources=resources)
+
+
+def _valid_integers(capacity: Sequence[int], demands: Sequence[Sequence[int]], weights: Sequence[int] | None,
+                    caps: Sequence[int | None] | None) -> Instance | None:
+    """The instance of :meth:`~models.instance.Instance.from_arrays` for
+    small integer data that passes its checks (capacities and weights
+    positive, demands and caps non-negative, every user demanding
+    something), built without its per-call validation (a search builds one
+    instance per position); ``None`` for other data, which then goes through
+    :meth:`~models.instance.Instance.from_arrays` and its error messages."""
+    n, m = len(demands), len(capacity)
+    cap = np.array(capacity, dtype=float)
+    dem = np.array(demands, dtype=float)
+    w = np.ones(n) if weights is None else np.array(weights, dtype=float)
+    k = np.full(n, np.inf) if caps is None else np.array([np.inf if v is None else v for v in caps], dtype=float)
+    if dem.shape != (n, m) or w.shape != (n,) or k.shape != (n,) or n == 0 or m == 0:
+        return None
+    if not (cap.min() > 0 and dem.min() >= 0 and dem.max(axis=1).min() > 0 and w.min() > 0 and k.min() >= 0):
+        return None
+    users, resources = _names(n, m)
+    for a in (cap, dem, w, k):
+        a.setflags(write=False)
+    return Instance(resources=resources, capacity=cap, demands=dem, weights=w, max_tasks=k, _user_names=users)
+
+
+@functools.lru_cache(maxsize=64)
+def _names(n: int, m: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """User names ``A, B, ...`` and resource names ``r1, r2, ...``."""
+    return tuple(_user_name(i) for i in range(n)), tuple(f"r{j + 1}" for j in range(m))
 
 
 #: Integers below this are exact as floats (2^53).
@@ -113,6 +150,13 @@ class Strategy(ABC):
     @abstractmethod
     def draw(self, rng: np.random.Generator) -> Instance:
         """One instance."""
+
+    def draw_if(self, rng: np.random.Generator, wanted: Callable[[int, int], bool]) -> Instance | None:
+        """:meth:`draw`, or ``None`` when the draw's ``(n, m)`` is not
+        ``wanted`` (then the rest of it is not drawn, where the strategy
+        draws its shape first)."""
+        inst = self.draw(rng)
+        return inst if wanted(inst.n, inst.m) else None
 
     def map(self, fn: Callable[[Instance], Instance], name: str | None = None) -> Strategy:
         """The strategy whose draws are ``fn(draw)``."""
@@ -181,10 +225,24 @@ class _Random(Strategy):
 
     cls: InstanceClass
     name: str = "random"
+    #: Fewest resources drawn.
+    M_MIN: ClassVar[int] = 1
+
+    def shape(self, rng: np.random.Generator) -> tuple[int, int]:
+        """The draw's first step: its ``(n, m)`` (a search skips the rest of
+        a draw whose shape its property says nothing about)."""
+        n = int(rng.integers(2, self.cls.n_max + 1))
+        return n, int(rng.integers(self.M_MIN, self.cls.m_max + 1))
 
     def draw(self, rng: np.random.Generator) -> Instance:
-        n = int(rng.integers(2, self.cls.n_max + 1))
-        m = int(rng.integers(1, self.cls.m_max + 1))
+        return self.finish(rng, *self.shape(rng))
+
+    def draw_if(self, rng: np.random.Generator, wanted: Callable[[int, int], bool]) -> Instance | None:
+        n, m = self.shape(rng)
+        return self.finish(rng, n, m) if wanted(n, m) else None
+
+    def finish(self, rng: np.random.Generator, n: int, m: int) -> Instance:
+        """The rest of a draw of shape ``(n, m)`` (after :meth:`shape`)."""
         cap, dem = self.data(rng, n, m)
         return decorate(rng, self.cls, cap, dem)
 
@@ -215,6 +273,7 @@ class _SharedDominant(_Random):
     """Every user's dominant resource is the same one (chosen at random)."""
 
     name: str = "shared-dominant"
+    M_MIN: ClassVar[int] = 2
 
     def data(self, rng: np.random.Generator, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
         cap = rng.integers(1, 31, size=m)
@@ -225,9 +284,7 @@ class _SharedDominant(_Random):
         dem[:, j] = need.max(axis=1) + rng.integers(0, 3, size=n)
         return cap, dem
 
-    def draw(self, rng: np.random.Generator) -> Instance:
-        n = int(rng.integers(2, self.cls.n_max + 1))
-        m = int(rng.integers(2, self.cls.m_max + 1))
+    def finish(self, rng: np.random.Generator, n: int, m: int) -> Instance:
         cap, dem = self.data(rng, n, m)
         dominant = np.argmax(dem / cap[None, :], axis=1)
         return decorate(rng, self.cls, cap, dem, keep=dominant)
@@ -280,7 +337,7 @@ def decorate(rng: np.random.Generator, cls: InstanceClass, cap: np.ndarray, dem:
     """Apply the class's options to integer data and build the instance:
     zero demand entries (each user keeps one positive entry, column
     ``keep[i]`` when given), weights on 1..4, caps on 1..8 for some users."""
-    n, m = dem.shape
+    n, m = int(dem.shape[0]), int(dem.shape[1])
     dem = np.array(dem, dtype=np.int64)
     if cls.zeros and m > 1:
         mask = rng.random((n, m)) < 0.35
@@ -288,7 +345,7 @@ def decorate(rng: np.random.Generator, cls: InstanceClass, cap: np.ndarray, dem:
         mask[np.arange(n), keep] = False
         dem = np.where(mask, 0, dem)
     weights = [int(v) for v in rng.integers(1, 5, size=n)] if cls.weights else None
-    caps = None
+    caps: list[int | None] | None = None
     if cls.caps:
         on = rng.random(n) < 0.4
         caps = [int(k) if c else None for k, c in zip(rng.integers(1, 9, size=n), on, strict=True)]

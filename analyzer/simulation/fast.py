@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -81,7 +81,7 @@ def kernel_keys(model: ShareModel) -> tuple[int, np.ndarray] | None:
     return None
 
 
-def _grown(a: np.ndarray, n: int, fill: Any = 0, order: str = "C") -> np.ndarray:
+def _grown(a: np.ndarray, n: int, fill: Any = 0, order: Literal["C", "F"] = "C") -> np.ndarray:
     """``a`` with at least ``n`` rows (doubling), new rows ``fill``."""
     if a.shape[0] >= n:
         return a
@@ -97,6 +97,18 @@ class State:
     USER: ClassVar[dict[str, Any]] = {"U": 0, "uw": 1.0, "ur": 0.0, "uh": -1, "ut": -1, "ublk": 0, "bl": -1,
                                       "blpos": -1, "hk": 0.0, "hr": 0.0, "hu": -1, "hpos": -1}
     SPEC: ClassVar[dict[str, Any]] = {"sd": 0, "si": -1, "sf": np.nan, "sreal": 0.0, "rd": -1}
+    # the per-user arrays, set from USER in __init__ and grown by room_users
+    uw: np.ndarray
+    ur: np.ndarray
+    uh: np.ndarray
+    ut: np.ndarray
+    ublk: np.ndarray
+    bl: np.ndarray
+    blpos: np.ndarray
+    hk: np.ndarray
+    hr: np.ndarray
+    hu: np.ndarray
+    hpos: np.ndarray
 
     def __init__(self, model: ShareModel, m: int, form: int, den: np.ndarray, penalty: np.ndarray,
                  over: np.ndarray, record: bool) -> None:
@@ -137,10 +149,14 @@ class State:
         self.chl = np.zeros(2 * K + P, dtype=np.int64)  # machines freed since the last round, flags, scratch
 
     def room_users(self, n: int) -> None:
+        if self.uw.shape[0] >= n:  # the per-user arrays grow together
+            return
         for name, fill in self.USER.items():
             setattr(self, name, _grown(getattr(self, name), n, fill))
 
     def room_specs(self, n: int) -> None:
+        if self.sd.shape[0] >= n:  # the per-spec arrays grow together
+            return
         for name, fill in self.SPEC.items():
             setattr(self, name, _grown(getattr(self, name), n, fill))
 
@@ -312,21 +328,27 @@ class FastEngine:
         """Job records from the per-spec times (a job's finish is its last
         completion, or when its first spec was cancelled with none)."""
         st = self.st
-        times: dict[int, list[float]] = {}  # record -> [first start, last completion, first spec done]
-        for s, (_spec, _gen, rec) in enumerate(self.specs):
-            got = times.setdefault(id(rec), [math.inf, -math.inf, math.inf])
-            start, last, done = (v for v in st.sf[s].tolist())
-            got[0] = min(got[0], start) if not math.isnan(start) else got[0]
-            got[1] = max(got[1], last) if not math.isnan(last) else got[1]
-            got[2] = min(got[2], done) if not math.isnan(done) else got[2]
-            rec.tasks += int(st.si[s, ks.S_DONE])
-            rec.open += int(math.isnan(done))
-            rec.truncated = rec.truncated or bool(st.si[s, ks.S_FLAGS] & ks.FLAG_TRUNC)
-        for rec in self.jobs.values():
-            first, last, done = times[id(rec)]
-            rec.start = first if first < math.inf else None
-            rec.finish = last if last > -math.inf else done if done < math.inf else None
-        return tuple(self.jobs.values())
+        recs = list(self.jobs.values())
+        slot = {id(rec): k for k, rec in enumerate(recs)}
+        S, R = len(self.specs), len(recs)
+        owner = np.fromiter((slot[id(rec)] for _spec, _gen, rec in self.specs), dtype=np.int64, count=S)
+        sf, si = st.sf[:S], st.si[:S]
+        first, last, done = np.full(R, math.inf), np.full(R, -math.inf), np.full(R, math.inf)
+        np.fmin.at(first, owner, sf[:, 0])  # fmin/fmax skip the NaN of a spec that never started
+        np.fmax.at(last, owner, sf[:, 1])
+        np.fmin.at(done, owner, sf[:, 2])
+        tasks, still_open, trunc = np.zeros(R, dtype=np.int64), np.zeros(R, dtype=np.int64), np.zeros(R, dtype=bool)
+        np.add.at(tasks, owner, si[:, ks.S_DONE])
+        np.add.at(still_open, owner, np.isnan(sf[:, 2]))
+        np.logical_or.at(trunc, owner, (si[:, ks.S_FLAGS] & ks.FLAG_TRUNC) != 0)
+        for rec, a, b, d, k, o, t in zip(recs, first.tolist(), last.tolist(), done.tolist(), tasks.tolist(),
+                                         still_open.tolist(), trunc.tolist(), strict=True):
+            rec.tasks += k
+            rec.open += o
+            rec.truncated = rec.truncated or t
+            rec.start = a if a < math.inf else None
+            rec.finish = b if b > -math.inf else d if d < math.inf else None
+        return tuple(recs)
 
     def _result(self, start: float, end: float, interrupted: bool, seconds: float) -> SimulationResult:
         st, m, c = self.st, len(self.w.resources), self.st.c

@@ -14,15 +14,15 @@ event loop are the reference engine's (:class:`.engine.Engine`).
 
 A variant orders users by whole tasks of one demand each (its keys are
 functions of a user's task count), so every job of a user must have the
-same demand; a user's cap at each round is the tasks it runs plus those
-waiting in its jobs, oldest job first. A step that places a task over a
+same demand; each round's per-step limit of a user
+(:meth:`models.discrete.Engine.allocate`'s ``limit``) is the tasks waiting in
+its jobs, launched oldest job first. A step that places a task over a
 user's cap is a bug of the variant and raises (it is never silently given
 back).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -76,27 +76,26 @@ class VariantEngine(Engine):
         super().__init__(workload, model, batch=False, **options)
         inst, self.slot = _instance(workload)
         self.alloc = DiscreteEngine(inst, model.policy)
-        self.data = self.alloc.state.data
 
     def _key(self, i: int) -> float:
         return 0.0  # no user heap: the variant orders the users
 
     def _round(self, t: float) -> None:
-        st = self.alloc.state
-        caps: list[int | None] = [0] * len(self.slot)
+        limit: list[int | None] = [0] * len(self.slot)
         for u in self.users:
-            j = self.slot[u.name]
-            caps[j] = st.tasks[j] + sum(s.pending for s in u.queue)
-        st.data = dataclasses.replace(self.data, caps=tuple(caps))
-        before = [dict(p) for p in st.placed]
-        step = self.alloc.allocate()
+            limit[self.slot[u.name]] = sum(s.pending for s in u.queue)
+        held = self.alloc.tasks
+        before = self.alloc.placed
+        step = self.alloc.allocate(limit=limit)
         self.decisions += step.decisions
+        after = self.alloc.tasks
         K = len(before)
         for u in self.users:
             j = self.slot[u.name]
-            if int(st.tasks[j]) > int(caps[j] or 0):
-                raise RuntimeError(f"{self.model.label}: an allocation step gave user {u.name!r} "
-                                   f"{int(st.tasks[j])} tasks, over its cap {caps[j]} (a bug of the variant)")
+            got = int(after[j]) - int(held[j])
+            if got > int(limit[j] or 0):
+                raise RuntimeError(f"{self.model.label}: an allocation step gave user {u.name!r} {got} new tasks, "
+                                   f"over its limit {limit[j]} (the tasks it has waiting; a bug of the variant)")
             new = np.array([step.placed[k].get(j, 0) - before[k].get(j, 0) for k in range(K)], dtype=np.int64)
             self._take(t, u.queue, new)
 

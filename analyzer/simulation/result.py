@@ -13,6 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from models.display import HTML_MAX_ROWS, html_table, require_pandas, short_repr
+
+#: The longest repr of a simulation result (characters).
+REPR_MAX_CHARS: int = 400
+#: Columns of :meth:`SimulationResult.to_pandas` (one row per time x user x resource).
+TIDY_COLUMNS: tuple[str, ...] = ("policy", "time", "user", "resource", "share", "dominant_share", "utilization")
+
 
 @dataclass(eq=False)
 class JobRecord:
@@ -76,8 +83,8 @@ class SimulationResult:
     stats: dict[str, Any]
 
     # ------------------------------------------------------------ at a time
-    def usage_at(self, t: float) -> np.ndarray:
-        """Scaled use per user and resource at time ``t``, shape (n, m).
+    def user_log(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The log of launches and completions (:attr:`log`).
 
         Raises
         ------
@@ -86,7 +93,12 @@ class SimulationResult:
         """
         if self.log is None:
             raise ValueError("per-user use was not recorded (record_users=False)")
-        lt, lu, lk, ld = self.log
+        return self.log
+
+    def usage_at(self, t: float) -> np.ndarray:
+        """Scaled use per user and resource at time ``t``, shape (n, m); see
+        :meth:`user_log` for the error when it was not recorded."""
+        lt, lu, lk, ld = self.user_log()
         sel = lt <= t
         out = np.zeros((len(self.users), len(self.resources)), dtype=np.int64)
         np.add.at(out, lu[sel], lk[sel, None] * self.demands[ld[sel]])
@@ -168,6 +180,65 @@ class SimulationResult:
         out["users"] = names
         out["shares"] = shares
         return out
+
+    # ------------------------------------------------------------ notebooks
+    def __repr__(self) -> str:
+        fields: dict[str, Any] = {"policy": self.policy, "workload": self.workload, "users": len(self.users),
+                                  "resources": len(self.resources), "start": self.start, "end": self.end,
+                                  "jobs": len(self.job_records)}
+        done = self.jobs_completed
+        if len(done) <= 6:
+            fields["jobs_completed"] = done
+        fields["utilization_mean"] = {r: round(v, 4) for r, v in self.utilization_mean.items()}
+        text = short_repr("SimulationResult", **fields)
+        if len(text) > REPR_MAX_CHARS:
+            fields.pop("utilization_mean")
+            fields.pop("jobs_completed", None)
+            text = short_repr("SimulationResult", **fields)
+        return text
+
+    def _repr_html_(self) -> str:
+        done, resp = self.jobs_completed, self.mean_response_time
+        users = self.users[:HTML_MAX_ROWS]
+        rows = [[u, done[u], resp[u]] for u in users]
+        caption = (f"{self.policy} on {self.workload or 'the workload'}: {len(self.job_records)} jobs, "
+                   f"{self.start:g} to {self.end:g} s; mean utilisation "
+                   + ", ".join(f"{r} {v:.3g}" for r, v in self.utilization_mean.items()))
+        return html_table(["user", "jobs completed", "mean response time (s)"], rows, caption, total=len(self.users))
+
+    def tidy(self) -> dict[str, np.ndarray]:
+        """The columns of :meth:`to_pandas` as arrays: one row per time x
+        user x resource, at every event time of the run (the shares are
+        step functions: a row's values hold until the next time); see
+        :meth:`user_log` for the error when per-user use was not recorded."""
+        self.user_log()
+        tl = self.timeline()
+        shares, util = tl["shares"], tl["utilization"]
+        t_n, n, m = shares.shape
+        dom = np.broadcast_to(shares.max(axis=2, initial=0.0)[:, :, None], shares.shape)
+        columns = (np.full(shares.size, self.policy, dtype=object), np.repeat(self.times.astype(float), n * m),
+                   np.tile(np.repeat(np.array(self.users, dtype=object), m), t_n),
+                   np.tile(np.array(self.resources, dtype=object), t_n * n), shares.reshape(-1),
+                   dom.reshape(-1), np.broadcast_to(util[:, None, :], shares.shape).reshape(-1))
+        return dict(zip(TIDY_COLUMNS, columns, strict=True))
+
+    def to_pandas(self) -> Any:
+        """A tidy ``pandas.DataFrame``: one row per time x user x resource
+        with the user's share of the resource, its dominant share and the
+        resource's utilisation from that time on (Ghodsi et al., NSDI 2011,
+        Figures 8 and 13 are plots of these columns)."""
+        return require_pandas("SimulationResult.to_pandas()").DataFrame(self.tidy())
+
+    def plot(self, ax: Any = None) -> Any:
+        """The paper's Figure 8 layout for this run (each user's share of
+        every resource over time, the dominant shares, the utilisation)
+        or, into ``ax``, the dominant shares over time; returns the
+        matplotlib ``Figure``."""
+        from ..plotting.simulation import dominant_shares_panel, simulation_figure
+
+        if ax is not None:
+            return dominant_shares_panel(ax, self)
+        return simulation_figure([self])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (no per-event arrays)."""

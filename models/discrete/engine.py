@@ -165,11 +165,64 @@ class Engine:
         """Tasks held per user now."""
         return np.asarray(self.state.tasks, dtype=np.int64)
 
-    def allocate(self) -> DiscreteFill:
+    @property
+    def placed(self) -> list[dict[int, int]]:
+        """Per machine, ``user index -> tasks`` running on it now (copies)."""
+        return [dict(p) for p in self.state.placed]
+
+    def allocate(self, limit: Sequence[int | None] | None = None) -> DiscreteFill:
         """Hand out the free space from the current state; the result's
         ``runs``, ``failures`` and ``decisions`` are this step's, its
-        ``tasks``, ``placed`` and ``free`` the state after it (copies)."""
+        ``tasks``, ``placed`` and ``free`` the state after it (copies).
+
+        Parameters
+        ----------
+        limit : sequence of int or None, optional
+            The per-step limit: ``limit[i]`` is the most tasks user ``i``
+            may be given in this step (``None``: no limit beyond its task
+            cap). A user's cap for the step is its instance cap
+            ``floor(k_i)`` (Ghodsi et al., NSDI 2011, Section 4.2), lowered
+            to the tasks it holds plus ``limit[i]``; a dynamic simulation
+            passes the tasks each user still has waiting. Without
+            ``limit`` only the instance caps apply.
+
+        Raises
+        ------
+        PolicyError
+            When ``limit`` does not have one entry per user, or an entry is
+            not a non-negative whole number or ``None``.
+
+        Examples
+        --------
+        >>> eng = Engine(Instance.from_dict({"resources": {"cpu": 6},
+        ...     "users": {"A": {"demand": {"cpu": 1}}, "B": {"demand": {"cpu": 1}}}}))
+        >>> eng.allocate(limit=[1, None]).tasks.tolist()
+        [1, 5]
+        >>> eng.release("B", 2)
+        >>> eng.allocate(limit=[1, 0]).tasks.tolist()
+        [2, 3]
+        """
+        self.state.caps = self._step_caps(limit)
         return self._step(snapshot=True)
+
+    def _step_caps(self, limit: Sequence[int | None] | None) -> tuple[int | None, ...]:
+        st = self.state
+        caps = st.data.caps
+        if limit is None:
+            return caps
+        if isinstance(limit, (str, bytes)) or len(limit) != st.instance.n:
+            raise PolicyError(f"limit: must have one entry per user ({st.instance.n}), got {limit!r}")
+        out: list[int | None] = []
+        for i, (cap, lim) in enumerate(zip(caps, limit, strict=True)):
+            if lim is None:
+                out.append(cap)
+                continue
+            if isinstance(lim, bool) or not isinstance(lim, (int, np.integer)) or lim < 0:
+                raise PolicyError(f"limit: entry for user {st.instance.users[i]!r} must be a whole number >= 0 "
+                                  f"or None, got {lim!r}")
+            top = st.tasks[i] + int(lim)
+            out.append(top if cap is None else min(cap, top))
+        return tuple(out)
 
     def release(self, user: int | str, count: int, machine: int | None = None) -> None:
         """Give back ``count`` running tasks of ``user`` (index or name):

@@ -54,7 +54,7 @@ class LevelJump:
         if n * (free_max + 2) * int(D.max()) >= INT64_SAFE:
             return None
         big = free_max + 2  # no user ever holds more tasks than this on the pool
-        caps = np.array([big if c is None else min(c, big) for c in st.data.caps], dtype=np.int64)
+        caps = np.array([big if c is None else min(c, big) for c in st.caps], dtype=np.int64)
         small = all(r.numerator < INT64_SAFE and r.denominator < INT64_SAFE for r in rates)
         P = np.array([r.numerator for r in rates] if small else [0] * n, dtype=np.int64)
         Q = np.array([r.denominator for r in rates] if small else [0] * n, dtype=np.int64)

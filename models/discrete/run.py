@@ -44,6 +44,12 @@ def merge_placed(placed: list[Mapping[int, int]], rows: np.ndarray, n: int) -> N
             placed[k] = dict(pairs[a:b])
 
 
+#: The compiled first fit finds machines by a plain scan instead of its
+#: max-tree (the same placements; a switch for the benchmark's baseline and
+#: the equivalence test).
+FIRST_FIT_SCAN: bool = False
+
+
 @dataclass(eq=False)
 class Run:
     """The decision loops of one allocation step: the engine's public type
@@ -95,7 +101,7 @@ class Run:
     chunks: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def _room(self, i: int) -> int | None:
-        cap = self.state.data.caps[i]
+        cap = self.state.caps[i]
         return None if cap is None else cap - self.state.tasks[i]
 
     def _starters(self) -> list[int]:
@@ -182,7 +188,7 @@ class Run:
         heap, jump = self._batched_start(S, rates)
         every = 64
         since = every + len(heap)  # jump at once
-        tasks, caps, place = st.tasks, st.data.caps, self.place.place
+        tasks, caps, place = st.tasks, st.caps, self.place.place
         pop, push = heapq.heappop, heapq.heappush
         record, users, counts = self.record, self.pick_users, self.pick_counts
         while heap:
@@ -257,15 +263,15 @@ class Run:
             most = min(totals[j] // d for j, d in st.demand(i)) + 1 + st.tasks[i]
             if most * s >= INT64_SAFE:
                 return False
-        from .._fill_kernel import _grow, first_fit_kernel
+        from .._fill_kernel import _find, _fits, _grow, _scan, _update, first_fit_kernel
         from ..compiled import compiled
 
         big = 1 << 62
-        caps = np.array([big if c is None else c for c in st.data.caps], dtype=np.int64)
+        caps = np.array([big if c is None else c for c in st.caps], dtype=np.int64)
         tasks = np.asarray(st.tasks, dtype=np.int64)
-        picks, placed, fails, decisions = compiled(first_fit_kernel, (_grow,))(
+        picks, placed, fails, decisions = compiled(first_fit_kernel, (_grow, _fits, _find, _scan, _update))(
             np.asarray(S, dtype=np.int64), np.asarray(self.rank, dtype=np.int64), caps, D, free, tasks,
-            np.asarray(self._starters(), dtype=np.int64), self.stop)
+            np.asarray(self._starters(), dtype=np.int64), self.stop, FIRST_FIT_SCAN)
         st.tasks[:] = tasks.tolist()
         st.free[:] = free.tolist()
         merge_placed(st.placed, placed, st.instance.n)

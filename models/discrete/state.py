@@ -154,6 +154,10 @@ class FillState:
         What a policy keeps from one allocation step to the next on the
         same state (e.g. Mesos's allocation counts; see :class:`Engine`,
         which also keeps ``"released"``: tasks given back per user).
+    caps : tuple of int or None
+        Whole-task caps in force for the current step: the instance's
+        (``data.caps``) unless :meth:`Engine.allocate` was given a per-step
+        ``limit``. Policies and loops read caps here, never from ``data``.
     """
 
     instance: Instance
@@ -163,6 +167,10 @@ class FillState:
     placed: list[Mapping[int, int]]
     extra: dict[str, Any] = field(default_factory=dict)
     _rows: dict[int, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    caps: tuple[int | None, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.caps = self.data.caps
 
     def demand(self, i: int) -> tuple[tuple[int, int], ...]:
         """``(resource, scaled demand)`` pairs of user ``i``'s positive

@@ -32,6 +32,7 @@ class AssetFairness(FillingPolicy):
     share_label = "aggregate share"
     source = "Ghodsi et al., NSDI 2011, Section 5.1"
     scale_invariant = True  # the aggregate share x_i sum_j d_ij / R_j depends on the bundle only
+    rowwise_capacity = True  # (demands / capacity) row by row
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         return (demands / capacity).sum(axis=1)

@@ -33,6 +33,7 @@ class DRF(FillingPolicy):
     share_label = "dominant share"
     source = "Ghodsi et al., NSDI 2011, Sections 4.1-4.3"
     scale_invariant = True  # the dominant share x_i max_j d_ij / R_j depends on the bundle only
+    rowwise_capacity = True  # (demands / capacity) row by row
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         return (demands / capacity).max(axis=1)

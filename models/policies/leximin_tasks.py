@@ -31,6 +31,7 @@ class LeximinTasks(FillingPolicy):
     name = "leximin-tasks"
     description = "Max-min (leximin) on weighted task counts"
     source = "Joe-Wong et al., INFOCOM 2012, Section III (GFJ, beta -> inf)"
+    rowwise_capacity = True  # one per row, whatever the capacity
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
         return demands[:, 0] * 0 + 1

@@ -238,7 +238,7 @@ def _flat(share: MesosShare, run: Run, agents: np.ndarray, kernel: Callable[...,
     n = st.instance.n
     counts = st.extra.setdefault("mesos_counts", [0] * n)
     big = np.int64(_ALL)
-    caps = np.array([big if c is None else c for c in data.caps], dtype=np.int64)
+    caps = np.array([big if c is None else c for c in st.caps], dtype=np.int64)
     tasks = np.asarray(st.tasks, dtype=np.int64)
     active = np.flatnonzero(caps - tasks > 0)
     counted = prep["counted"]
@@ -268,7 +268,7 @@ def _nested(share: MesosShare, run: Run, agents: np.ndarray) -> None:
     counts = st.extra.setdefault("mesos_node_counts", [0] * len(tree.parent))
 
     def room(i: int) -> int:
-        cap = data.caps[i]
+        cap = st.caps[i]
         return _ALL if cap is None else cap - int(st.tasks[i])
 
     active = [i for i in range(st.instance.n) if room(i) > 0]

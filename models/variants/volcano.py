@@ -155,7 +155,7 @@ class VolcanoShare(VariantShare):
         sat = [False] * N
         alloc: dict[int, list[Any]] = {}
         for i, k in enumerate(tree.leaf):
-            cap = data.caps[i]
+            cap = state.caps[i]
             asked = None if cap is None else [cap * int(d) for d in data.demands[i]]
             share[k] = tasks[i] * rate[i]
             sat[k] = saturated_job(held[i], asked, free_total)
@@ -195,7 +195,7 @@ class VolcanoShare(VariantShare):
         if self.constants(st)["tree"].flat and st.data.demands.dtype == np.int64:
             self._drive_flat(run)
             return True
-        caps = st.data.caps
+        caps = st.caps
         active = [i for i, c in enumerate(caps) if c is None or int(st.tasks[i]) < c]  # room left (a later step)
         while active:
             i = min(active, key=lambda u: self.key(st, u))
@@ -227,7 +227,7 @@ class VolcanoShare(VariantShare):
         D = np.asarray(data.demands, dtype=np.int64)
         T = np.asarray(prep["T"], dtype=object)
         big = 1 << 62
-        caps = np.array([big if c is None else c for c in data.caps], dtype=np.int64)
+        caps = np.array([big if c is None else c for c in st.caps], dtype=np.int64)
         names = np.asarray(prep["name"], dtype=np.int64)
         needs = D > 0
         active = np.flatnonzero(caps > np.asarray(st.tasks, dtype=np.int64))  # room left (a later step)

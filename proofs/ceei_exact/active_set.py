@@ -38,7 +38,21 @@ class ExactData:
 
     def live(self) -> list[int]:
         """Users not capped at zero (the others hold nothing)."""
-        return [i for i in range(self.n) if self.k[i] is None or self.k[i] > 0]
+        return [i for i, k in enumerate(self.k) if k is None or k > 0]
+
+    def cap(self, i: int) -> Fraction:
+        """The cap of user ``i``, one known to have a cap (a capped user of
+        an active set).
+
+        Raises
+        ------
+        ValueError
+            When user ``i`` has no cap.
+        """
+        k = self.k[i]
+        if k is None:
+            raise ValueError(f"user {i} has no cap")
+        return k
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,13 @@ from typing import Any
 import numpy as np
 
 from models import Instance
+from models.tolerances import ENCLOSURE_START_RADIUS
 
 from ..checks import Check, Verified
 from .active_set import ActiveSet, ExactData, estimate_prices, exact_data
 
 #: Bits of precision of the interval arithmetic of the enclosure.
 ENCLOSURE_PRECISION_BITS: int = 200
-#: Relative radius of the starting box of the Krawczyk test around the
-#: Newton-polished prices (inflated until the test succeeds or gives up).
-ENCLOSURE_START_RADIUS: float = 1e-20
 
 
 @dataclass(frozen=True)
@@ -145,7 +143,7 @@ def enclose(instance: Instance, act: ActiveSet, x_num: np.ndarray) -> CEEIEnclos
     old_iv, old_mp = iv.prec, mp.prec
     iv.prec = mp.prec = ENCLOSURE_PRECISION_BITS
     try:
-        left = (data.R[j] - sum((data.k[i] * data.D[i][j] for i in C), Fraction(0)) for j in B)
+        left = (data.R[j] - sum((data.cap(i) * data.D[i][j] for i in C), Fraction(0)) for j in B)
         eq = _PriceEquations(Dm=[[data.D[i][j] for j in B] for i in range(data.n)],
                              w=list(data.w), Rp=list(left), U=U)
         p = _newton_polish(eq, estimate_prices(instance, x_num, C, B)[B])
@@ -206,7 +204,7 @@ def _enclosure_checks(instance: Instance, data: ExactData, K: Any, B: list[int],
     checks = [Check("Krawczyk: unique zero of the price equations in the box", True)]
     tasks = [zero] * data.n
     for i in C:
-        tasks[i] = iv.mpf(data.k[i].numerator) / data.k[i].denominator
+        tasks[i] = _num(iv, data.cap(i))
     for i in U:
         L = sum((_num(iv, Dm[i][a]) * K[a] for a in range(nb)), zero)
         tasks[i] = _num(iv, w[i]) / L
@@ -215,11 +213,12 @@ def _enclosure_checks(instance: Instance, data: ExactData, K: Any, B: list[int],
         prices[j] = K[a]
         checks.append(Check(f"dual feasibility: price of {resources[j]} > 0", bool(K[a].a > 0)))
     for i in U:
-        if data.k[i] is not None:
-            kk = iv.mpf(data.k[i].numerator) / data.k[i].denominator
+        k_i = data.k[i]
+        if k_i is not None:
+            kk = _num(iv, k_i)
             checks.append(Check(f"primal feasibility: {users[i]} strictly within its cap", bool(tasks[i].b < kk)))
     for i in C:
-        kk = iv.mpf(data.k[i].numerator) / data.k[i].denominator
+        kk = _num(iv, data.cap(i))
         L = sum((_num(iv, Dm[i][a]) * K[a] for a in range(nb)), zero)
         checks.append(Check(f"dual feasibility: cap multiplier of {users[i]} > 0",
                             bool((_num(iv, w[i]) / kk - L).a > 0)))

@@ -38,7 +38,7 @@ def solve_active_set(data: ExactData, act: ActiveSet, x_num: np.ndarray, names: 
     C = [i for i in act.capped if i in live and data.k[i] is not None]
     U = [i for i in live if i not in C]
     B = list(act.binding)
-    Rp = {j: data.R[j] - sum((data.k[i] * data.D[i][j] for i in C), Fraction(0)) for j in B}
+    Rp = {j: data.R[j] - sum((data.cap(i) * data.D[i][j] for i in C), Fraction(0)) for j in B}
     if U and not B:
         return None
     if any(all(data.D[i][j] == 0 for j in B) for i in U):
@@ -56,7 +56,7 @@ def solve_active_set(data: ExactData, act: ActiveSet, x_num: np.ndarray, names: 
     zero = field.element(0)
     x = [field.element(0) for _ in range(data.n)]
     for i in C:
-        x[i] = field.element(data.k[i])
+        x[i] = field.element(data.cap(i))
     for i in U:
         x[i] = xs[i]
     p = [zero] * data.m
@@ -65,7 +65,7 @@ def solve_active_set(data: ExactData, act: ActiveSet, x_num: np.ndarray, names: 
     checks = _kkt_checks(data, field, x, p, U, C, B, names)
     mu = [zero] * data.n
     for i in C:
-        mu[i] = (field.element(data.w[i] / data.k[i]) - _dot(field, p, data.D[i])).rem(field.f)
+        mu[i] = (field.element(data.w[i] / data.cap(i)) - _dot(field, p, data.D[i])).rem(field.f)
     if not all_hold(checks):
         return None
     return ExactSolution(field=field, x=x, p=p, mu=mu, checks=checks)
@@ -216,8 +216,8 @@ def _shape_solve(eqs: list[Any], gens: list[Any], t: Any, distance: Any) -> tupl
                 c1, c0 = (fraction_of(c) for c in fac.all_coeffs())
                 isolated = [(-c0 / c1, -c0 / c1)]
             else:
-                isolated = [tuple(fraction_of(v) for v in fac.refine_root(lo, hi, eps=Fraction(1, 10**30)))
-                            for lo, hi in real_root_intervals(fac)]
+                refined = (fac.refine_root(lo, hi, eps=Fraction(1, 10**30)) for lo, hi in real_root_intervals(fac))
+                isolated = [(fraction_of(a), fraction_of(b)) for a, b in refined]
             for lo, hi in isolated:
                 with mp.workdps(40):
                     root = sp.Float((mp.mpf(lo.numerator) / lo.denominator + mp.mpf(hi.numerator) / hi.denominator)
@@ -266,11 +266,12 @@ def _kkt_checks(data: ExactData, field: RealAlgebraic, x: list[Any], p: list[Any
         resid = (x[i] * _dot(field, p, data.D[i]) - field.element(data.w[i])).rem(field.f)
         checks.append(Check(f"stationarity: {users[i]} spends its budget, x (p . d) = w", field.is_zero(resid)))
         checks.append(Check(f"primal feasibility: {users[i]} has x > 0", field.sign(x[i]) > 0))
-        if data.k[i] is not None:
+        k_i = data.k[i]
+        if k_i is not None:
             checks.append(Check(f"primal feasibility: {users[i]} within its cap",
-                                field.sign(field.element(data.k[i]) - x[i]) >= 0))
+                                field.sign(field.element(k_i) - x[i]) >= 0))
     for i in C:
-        mu = (field.element(data.w[i] / data.k[i]) - _dot(field, p, data.D[i])).rem(field.f)
+        mu = (field.element(data.w[i] / data.cap(i)) - _dot(field, p, data.D[i])).rem(field.f)
         checks.append(Check(f"dual feasibility: cap multiplier of {users[i]} >= 0", field.sign(mu) >= 0))
     for j in range(data.m):
         used = field.element(0)

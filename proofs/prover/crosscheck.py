@@ -63,5 +63,5 @@ def disagreement(enc: Encoding, inst: Instance, x_exact: Sequence[Any] | None, x
     return None
 
 
-def _show(x: Sequence[Any]) -> str:
-    return "(" + ", ".join(str(v) for v in x) + ")"
+def _show(x: Sequence[Any] | None) -> str:
+    return "(" + ", ".join(str(v) for v in x or ()) + ")"

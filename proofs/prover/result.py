@@ -6,6 +6,11 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
+from models.display import html_table, short_repr, to_frame
+
+#: The longest repr of a proof result (characters).
+REPR_MAX_CHARS: int = 400
+
 #: Case outcomes (z3's answers to "is there a counterexample in this case?").
 UNSAT, SAT, UNKNOWN = "unsat", "sat", "unknown"
 #: Proof outcomes.
@@ -91,6 +96,44 @@ class ProofResult:
     @builtins.property  # the field ``property`` shadows the builtin in this class body
     def proved(self) -> bool:
         return self.status == PROVED
+
+    # ------------------------------------------------------------ notebooks
+    def _summary(self) -> str:
+        """One phrase: what was proved, found or left open."""
+        if self.status == COUNTEREXAMPLE and self.counterexample is not None:
+            return " ".join(str(getattr(self.counterexample, "message", "")).split())
+        return self.note
+
+    def __repr__(self) -> str:
+        counts = {s: sum(c.status == s for c in self.cases) for s in (UNSAT, SAT, UNKNOWN)}
+        fields: dict[str, Any] = {"status": self.status, "policy": self.policy, "property": self.property,
+                                  "users": self.users, "resources": self.resources, "domain": self.domain,
+                                  "cases": {k: v for k, v in counts.items() if v}, "seconds": round(self.seconds, 3)}
+        summary = self._summary()
+        text = short_repr("ProofResult", **fields)
+        if summary:
+            room = REPR_MAX_CHARS - len(text) - len(", summary=''")
+            if room > 20:
+                fields["summary"] = summary if len(summary) <= room else summary[:room - 1] + "…"
+                text = short_repr("ProofResult", **fields)
+        return text
+
+    def _repr_html_(self) -> str:
+        caption = (f"{self.policy}, {self.property} ({self.users} users, {self.resources} resources, "
+                   f"{self.domain}): {self.status} in {self.seconds:.3g} s")
+        head = html_table(["", ""], [["status", self.status], ["summary", self._summary()],
+                                     *[[k, v] for k, v in self.assumptions.items()]], caption)
+        return head + "\n" + html_table(*self.tidy(), caption=f"{len(self.cases)} cases")
+
+    def tidy(self) -> tuple[list[str], list[list[Any]]]:
+        """Columns and rows of :meth:`to_pandas`: one row per case."""
+        cols = ["policy", "property", "case", "status", "seconds", "reason"]
+        return cols, [[self.policy, self.property, c.label, c.status, c.seconds, c.reason] for c in self.cases]
+
+    def to_pandas(self) -> Any:
+        """A tidy ``pandas.DataFrame``: one row per case of the split (its
+        label, z3's answer, the time, why it is unknown)."""
+        return to_frame(*self.tidy(), owner="ProofResult.to_pandas()")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

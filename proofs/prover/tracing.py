@@ -20,7 +20,7 @@ import functools
 import numbers
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import z3
@@ -38,7 +38,7 @@ def constant(value: Any) -> Any:
         raise Untraceable(f"cannot use {type(value).__name__} value {value!r} in a share")
     if not np.isfinite(float(value)):
         raise Untraceable(f"non-finite constant {value!r}")
-    f = Fraction(value) if not isinstance(value, np.floating) else Fraction(float(value))
+    f = Fraction(cast(Any, value)) if not isinstance(value, np.floating) else Fraction(float(value))
     return z3.RealVal(f"{f.numerator}/{f.denominator}")
 
 
@@ -212,12 +212,12 @@ class SymArray:
     def _refuse(self, *_: Any, **__: Any) -> Any:
         raise Untraceable("comparisons and truth values of symbolic shares cannot be traced")
 
-    __lt__ = __le__ = __gt__ = __ge__ = __bool__ = _refuse  # type: ignore[assignment]
+    __lt__ = __le__ = __gt__ = __ge__ = __bool__ = _refuse
 
-    def __eq__(self, o: object) -> bool:  # type: ignore[override]
+    def __eq__(self, o: object) -> bool:
         return self._refuse()
 
-    __ne__ = __eq__  # type: ignore[assignment]
+    __ne__ = __eq__
     __hash__ = None  # type: ignore[assignment]
 
     def __float__(self) -> float:

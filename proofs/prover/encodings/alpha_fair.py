@@ -29,11 +29,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import z3
 
 from models import get_policy
+from models.policies.fds import FDS
 
 from ..symbolic import Market, to_fraction
 from . import Encoding, get_encoding, register_encoding_factory
@@ -96,7 +97,7 @@ def _factory(name: str, units: Units, normalise: str | None) -> Callable[[dict[s
         beta = float(pol.params["beta"])
         label = pol.label
         if math.isinf(beta):
-            limit = get_encoding(pol.limit)
+            limit = get_encoding(cast(FDS, pol).limit)  # gfj is an FDS too
             return Encoding(label, limit.normalise, limit.formula, limit.weighted, limit.capped)
         if beta == 1:
             return Encoding(label, normalise, ceei, weighted=True, capped=True)

@@ -40,6 +40,7 @@ def ceei(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
             cons.append(x[i] * q[i] == mk.weight(i))
         else:
             inside = z3.And(mu[i] >= 0, x[i] * (q[i] + mu[i]) == mk.weight(i), z3.Or(mu[i] == 0, mk.at_cap(x, i)))
+            assert mk.cap is not None  # mu is set exactly when the market is capped
             cons.append(z3.If(mk.cap[i] > 0, inside, z3.And(x[i] == 0, mu[i] == 0)))
     cons += [z3.Or(p[j] == 0, mk.saturated(x, j)) for j in range(mk.m)]
     # implied (a lemma for the solver): the budgets add up to the value of

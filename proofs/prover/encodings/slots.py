@@ -15,11 +15,12 @@ is used. Every share is positive: there is one filling phase.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import z3
 
 from models import get_policy
+from models.policies.slots import SlotFairSharing
 
 from ..symbolic import Market
 from . import Encoding, register_encoding_factory
@@ -43,7 +44,7 @@ def slot_filling(total: int) -> Callable[[Market, Sequence[Any], str], list[Any]
 def encode(params: dict[str, Any]) -> Encoding | str:
     """The encoding for the policy's ``slots`` parameter (default 4)."""
     pol = get_policy("slots", **params)  # PolicyError for a bad parameter (bad input)
-    return Encoding(pol.label, None, slot_filling(pol.slots), weighted=True, capped=True)
+    return Encoding(pol.label, None, slot_filling(cast(SlotFairSharing, pol).slots), weighted=True, capped=True)
 
 
 register_encoding_factory("slots", encode)

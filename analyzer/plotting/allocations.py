@@ -22,13 +22,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from models import Allocation, Instance
 
-from .figure import LEGEND_MAX_USERS, axis_top, plot_format, render_figure, user_colors, users_key
+if TYPE_CHECKING:
+    from matplotlib.typing import HashableList
+
+from .style import LEGEND_MAX_USERS, axis_top, plot_format, render_figure, user_colors, users_key
 
 #: Above this many bar segments in a panel, stacked step areas (shares)
 #: and markers (dominant shares) are drawn instead of bars (speed).
@@ -122,7 +125,7 @@ def plot_allocations(instance: Instance, data: Sequence[PlotSeries | Allocation]
         Width and height in inches (default: from the number of policies
         and resources).
     dpi : float, optional
-        Resolution of raster output (default :data:`analyzer.figure.DEFAULT_DPI`).
+        Resolution of raster output (default :data:`analyzer.plotting.style.DEFAULT_DPI`).
     style : str, optional
         A matplotlib style (``"seaborn-v0_8-paper"``, ``"grayscale"``, ...).
 
@@ -140,8 +143,8 @@ def plot_allocations(instance: Instance, data: Sequence[PlotSeries | Allocation]
     fmt = plot_format(path) if path is not None else None
     if not data:
         raise ValueError("nothing to plot: no policy given")
-    data = [series(d) if isinstance(d, Allocation) else d for d in data]
-    return render_figure(lambda: _draw(instance, data, ax, title, dominant, value_labels, figsize), path, fmt, dpi,
+    panels = [series(d) if isinstance(d, Allocation) else d for d in data]
+    return render_figure(lambda: _draw(instance, panels, ax, title, dominant, value_labels, figsize), path, fmt, dpi,
                          style)
 
 
@@ -161,7 +164,9 @@ def _draw(instance: Instance, data: list[PlotSeries], ax: Any, title: str | None
     k = len(data)
     panel_w = min(2.0 + 0.45 * m * (2 if _has_discrete(data) else 1), 8.0)
     fig = Figure(figsize=figsize or (min(panel_w * k + 1.5, 24.0), 6.6 if dominant else 4.0), layout="constrained")
-    mosaic = [[f"p{j}" for j in range(k)]] + ([["dom"] * k] if dominant else [])
+    mosaic: list[HashableList[str]] = [[f"p{j}" for j in range(k)]]
+    if dominant:
+        mosaic.append(["dom" for _ in range(k)])
     named = fig.subplot_mosaic(mosaic, height_ratios=[1.3, 1.0] if dominant else [1.0])
     axes = [named[f"p{j}"] for j in range(k)]
     pos = np.arange(m, dtype=float)

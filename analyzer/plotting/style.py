@@ -1,7 +1,7 @@
 """What every fairalloc figure shares: the output file formats, the
 matplotlib style, the users' colours and their key, the axis head room.
-Used by :mod:`analyzer.plot` (allocations, Ghodsi et al., NSDI 2011,
-Figures 3 and 4), :mod:`analyzer.timeplot` and the simulation's plots;
+Used by :mod:`analyzer.plotting.allocations` (allocations, Ghodsi et al., NSDI 2011,
+Figures 3 and 4), :mod:`analyzer.plotting.timeline` and the simulation's plots;
 matplotlib is imported inside the functions.
 """
 

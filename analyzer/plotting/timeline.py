@@ -4,7 +4,7 @@ panel per resource, (c) the jobs' dominant shares over time.
 
 Any sampled series works (times, and the share of each user and resource
 at each time). The simulator's own figure
-(:func:`analyzer.simulation.plot.plot_simulations`) does not use this
+(:func:`analyzer.plotting.simulation.plot_simulations`) does not use this
 module yet: it draws the same panels itself, resources stacked.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .figure import axis_top, plot_format, render_figure, user_colors, users_key
+from .style import axis_top, plot_format, render_figure, user_colors, users_key
 
 
 def plot_shares_over_time(times: Sequence[float] | np.ndarray, shares: np.ndarray, users: Sequence[str],
@@ -43,7 +43,7 @@ def plot_shares_over_time(times: Sequence[float] | np.ndarray, shares: np.ndarra
     dominant : bool
         Add the dominant-share panel (new figures only).
     title, figsize, dpi, style
-        As for :func:`analyzer.plot.plot_allocations`.
+        As for :func:`analyzer.plotting.allocations.plot_allocations`.
 
     Returns
     -------

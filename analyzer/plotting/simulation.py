@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..figure import LEGEND_MAX_USERS, plot_format, user_colors
-from .result import SimulationResult
+from ..simulation.result import SimulationResult
+from .style import DEFAULT_DPI, LEGEND_MAX_USERS, plot_format, user_colors
 
 #: Job-size bins (tasks per job) of the completion-time comparison, after
 #: the paper's Figure 14.
@@ -29,9 +29,6 @@ SIZE_BINS: tuple[int, ...] = (1, 11, 51, 101, 501, 1001)
 
 
 def _figure(rows: int, cols: int, height: float) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
 
     return Figure(figsize=(min(4.2 * cols + 1.5, 24.0), height * rows), layout="constrained")
@@ -39,7 +36,7 @@ def _figure(rows: int, cols: int, height: float) -> Any:
 
 def plot_simulations(results: Sequence[SimulationResult], path: str | Path, title: str | None = None) -> Path:
     """Shares over time per policy (Figure 8 layout) and utilisation over
-    time (Figure 13), in one file.
+    time (Figure 13), in one file (:data:`~analyzer.plotting.style.DEFAULT_DPI`).
 
     Raises
     ------
@@ -47,6 +44,19 @@ def plot_simulations(results: Sequence[SimulationResult], path: str | Path, titl
         For an unsupported extension or no results.
     """
     fmt = plot_format(path)
+    out = Path(path)
+    simulation_figure(results, title).savefig(out, format=fmt, dpi=DEFAULT_DPI)
+    return out
+
+
+def simulation_figure(results: Sequence[SimulationResult], title: str | None = None) -> Any:
+    """The figure :func:`plot_simulations` writes, as a matplotlib ``Figure``.
+
+    Raises
+    ------
+    ValueError
+        When ``results`` is empty.
+    """
     if not results:
         raise ValueError("nothing to plot: no simulation given")
     m = len(results[0].resources)
@@ -69,15 +79,39 @@ def plot_simulations(results: Sequence[SimulationResult], path: str | Path, titl
     heading = title if title is not None else results[0].workload
     if heading:
         fig.suptitle(heading)
-    out = Path(path)
-    fig.savefig(out, format=fmt, dpi=100)
-    return out
+    return fig
+
+
+def dominant_shares_panel(ax: Any, result: SimulationResult) -> Any:
+    """Each user's dominant share over time on ``ax`` (the paper's Figure
+    8c); returns ``ax``'s figure (ValueError when per-user use was not
+    recorded: :meth:`SimulationResult.user_log`)."""
+    result.user_log()
+    users = list(result.users)
+    _dominant_lines(ax, result, *_steps(result, users), users, user_colors(len(users)))
+    if len(users) <= LEGEND_MAX_USERS:
+        ax.legend(fontsize=7, loc="upper right")
+    return ax.figure
+
+
+def _steps(r: SimulationResult, users: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Times (the end appended) and shares (the last row repeated) for step plots."""
+    tl = r.timeline(users)
+    t, sh = np.append(tl["times"], r.end), tl["shares"]
+    return t, np.concatenate([sh, sh[-1:]], axis=0)
+
+
+def _dominant_lines(ax: Any, r: SimulationResult, t: np.ndarray, sh: np.ndarray, users: list[str],
+                    colors: list[Any]) -> None:
+    for c, u in enumerate(users):
+        ax.step(t, sh[:, c, :].max(axis=1), where="post", color=colors[c], label=u)
+    ax.set_title(f"{r.policy}: dominant shares", fontsize=9)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("time (s)", fontsize=8)
 
 
 def _user_panels(row: Any, r: SimulationResult, users: list[str], colors: list[Any]) -> None:
-    tl = r.timeline(users)
-    t, sh = np.append(tl["times"], r.end), tl["shares"]
-    sh = np.concatenate([sh, sh[-1:]], axis=0)
+    t, sh = _steps(r, users)
     for j, res in enumerate(r.resources):
         ax = row[j]
         ax.stackplot(t, sh[:, :, j].T, colors=colors, step="post", labels=users)
@@ -85,13 +119,8 @@ def _user_panels(row: Any, r: SimulationResult, users: list[str], colors: list[A
         ax.set_ylim(0, max(1.05, float(sh[:, :, j].sum(axis=1).max()) * 1.02))
         ax.set_xlabel("time (s)", fontsize=8)
     ax = row[len(r.resources)]
-    for c, u in enumerate(users):
-        ax.step(t, sh[:, c, :].max(axis=1), where="post", color=colors[c], label=u)
-    ax.set_title(f"{r.policy}: dominant shares", fontsize=9)
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel("time (s)", fontsize=8)
-    if row is not None:
-        ax.legend(fontsize=7, loc="upper right")
+    _dominant_lines(ax, r, t, sh, users, colors)
+    ax.legend(fontsize=7, loc="upper right")
 
 
 def _utilization(ax: Any, results: Sequence[SimulationResult]) -> None:

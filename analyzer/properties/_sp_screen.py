@@ -1,0 +1,258 @@
+"""The strategy-proofness screen of many instances at once (Ghodsi et al.,
+NSDI 2011, Section 3): every phase of the search of
+:class:`~analyzer.properties.strategy_proofness.StrategyProofness` -- the
+grid of candidate reports, the compass refinement of each user's best
+report and the final re-evaluation -- runs on all the instances of a group
+(equal shape and weights) in one vectorised fill per phase or round.
+
+Every instance gets exactly the numbers a group of one would give it: its
+reports, their fills and every comparison are row-wise computations (a
+fill's members do not interact), its random moves come from its own
+generator seeded as a group of one seeds it, and its candidates are ranked
+within the instance. The property's check is this screen on a group of one,
+so the batched screen flags exactly the instances whose check finds a
+paying report numerically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from models import Instance
+from models.filling_numeric import fill_shares
+
+from ._batch import is_filling, numeric_many
+from ._common import Evaluator, leontief_tasks_np, numeric_below
+from ._lie_reports import report_caps, report_rows, simplex_grid
+from .base import CONTINUOUS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .strategy_proofness import StrategyProofness
+
+#: A paying report: relative gain, user, report row ``(direction, log c)``.
+Found = tuple[float, int, np.ndarray]
+#: Fills a batch of deviated instances: demands (N, n, m), capacities
+#: (N, m), caps (N, n) and the group member each row belongs to; returns
+#: the tasks (N, n).
+Fill = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+#: Candidate reports per user that go to the exact re-check.
+KEEP = 3
+
+
+class Group:
+    """Instances of equal shape ``(n, m)`` and weights, with their numeric
+    allocations ``X`` (B, n), screened together."""
+
+    def __init__(self, prop: StrategyProofness, insts: Sequence[Instance], X: np.ndarray, fill: Fill,
+                 scaled: bool, mode: str) -> None:
+        self.prop, self.insts, self.fill, self.scaled, self.mode = prop, list(insts), fill, scaled, mode
+        self.X = np.asarray(X, dtype=float)
+        self.D = np.stack([inst.demands for inst in insts]).astype(float)
+        self.R = np.stack([inst.capacity for inst in insts]).astype(float)
+        self.K = np.stack([inst.max_tasks for inst in insts]).astype(float)
+        self.scale = np.maximum(np.abs(self.X), 1.0)
+        self.users = self.X < self.K  # a capped user cannot gain
+        self.rngs = [np.random.default_rng(prop.seed) for _ in insts]
+        #: What the grid's numbers depend on besides the instance.
+        self.key = (prop.params(), scaled, mode, fill_key(fill))
+
+    # ---------------------------------------------------------------- fills
+    def true_tasks(self, b: np.ndarray, who: np.ndarray, S: np.ndarray) -> np.ndarray:
+        """True tasks of user ``who[k]`` of member ``b[k]`` reporting ``S[k]``
+        (a direction and its log-scale, see :func:`~._lie_reports.scaled_reports`)."""
+        N = len(S)
+        if N == 0:
+            return np.empty(0)
+        m = self.D.shape[2]
+        cap = self.R[b]
+        need = self.D[b, who]
+        dom = (need / cap).max(axis=1)
+        dirs = S[:, :m]
+        reports = dirs * cap * (dom * np.exp(S[:, m]) / dirs.max(axis=1))[:, None]
+        true_caps = self.K[b, who]
+        rows = np.arange(N)
+        D = self.D[b]
+        D[rows, who, :] = reports
+        Kc = self.K[b]
+        Kc[rows, who] = report_caps(need, reports, true_caps)
+        filled = self.fill(D, cap, Kc, b)
+        return leontief_tasks_np(need, filled[rows, who][:, None] * reports, true_caps, self.mode)
+
+    def gains(self, b: np.ndarray, who: np.ndarray, S: np.ndarray) -> np.ndarray:
+        """Relative gains of the reports (see :meth:`true_tasks`)."""
+        return (self.true_tasks(b, who, S) - self.X[b, who]) / self.scale[b, who]
+
+    # ----------------------------------------------------------------- grid
+    def grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every candidate report of every user who might gain, in member
+        and user order: member, user, report row and gain."""
+        m = self.D.shape[2]
+        if m <= 3 and not self.scaled:  # no random directions, scale 1: all users' candidates at once
+            b, who = np.nonzero(self.users)
+            S, ok = grid_directions(self.prop, self.D[b, who], self.R[b])
+            count = ok.sum(axis=1)
+            b, who = np.repeat(b, count), np.repeat(who, count)
+            S = np.hstack([S[ok], np.zeros((len(b), 1))])
+            return b, who, S, self.gains(b, who, S)
+        bs, ws, Ss = [], [], []
+        for k, inst in enumerate(self.insts):
+            for i in np.flatnonzero(self.users[k]).tolist():
+                S = self.prop._candidates(inst, i, self.rngs[k], self.scaled)
+                bs.append(np.full(len(S), k))
+                ws.append(np.full(len(S), i))
+                Ss.append(S)
+        if not Ss:
+            m = self.D.shape[2]
+            return np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty((0, m + 1)), np.empty(0)
+        b, who, S = np.concatenate(bs), np.concatenate(ws), np.vstack(Ss)
+        return b, who, S, self.gains(b, who, S)
+
+    def best_margins(self, grid: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """Per member: minus the largest relative gain on the grid (``inf``
+        when no user might gain); ``grid`` is :meth:`grid`'s result when
+        already computed."""
+        b, _, _, gain = grid if grid is not None else self.grid()
+        out = np.full(len(self.insts), -np.inf)
+        np.maximum.at(out, b, gain)
+        return -out
+
+    # --------------------------------------------------------------- search
+    def screen(self) -> list[list[Found]]:
+        """Per member, the reports (gain, user, report row) whose true tasks
+        beat the truth numerically."""
+        b, who, S, gain = grid = self.grid()
+        for inst, mg in zip(self.insts, self.best_margins(grid).tolist(), strict=True):
+            _MARGINS[id(inst)] = (inst, self.key, mg)
+        if len(b) == 0:
+            return [[] for _ in self.insts]
+        seg = b * self.D.shape[1] + who  # one segment per (member, user), in order
+        pos = np.arange(len(b))
+        order = np.lexsort((pos, -gain, seg))  # within a segment: best first, ties by position
+        start = np.flatnonzero(np.r_[True, seg[order][1:] != seg[order][:-1]])
+        rank = pos - np.repeat(start, np.diff(np.r_[start, len(b)]))
+        top = order[rank < KEEP]  # rows of each segment's top KEEP, segment by segment
+        first = order[start]  # each segment's best row
+        fb, fw, fS, fg = [b[top]], [who[top]], [S[top]], [gain[top]]
+        if self.prop.refine > 0:
+            rg, rS = self.refine(b[first], who[first], S[first])
+            fb.append(b[first])
+            fw.append(who[first])
+            fS.append(rS)
+            fg.append(rg)
+        cb, cw, cS, cg = np.concatenate(fb), np.concatenate(fw), np.vstack(fS), np.concatenate(fg)
+        keep = numeric_below(self.X[cb, cw], self.true_tasks(cb, cw, cS))
+        out: list[list[Found]] = [[] for _ in self.insts]
+        # per member: its grid reports user by user, then its refined reports (a group of one's order)
+        for k in np.flatnonzero(keep[:len(top)]).tolist() + (len(top) + np.flatnonzero(keep[len(top):])).tolist():
+            out[int(cb[k])].append((float(cg[k]), int(cw[k]), cS[k]))
+        return out
+
+    def refine(self, b: np.ndarray, who: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Compass search with shrinking steps on log-directions (and the
+        log-scale when scaled) from each user's best report, every member's
+        trial points filled in one batch per round; about ``refine``
+        evaluations per user. Returns the gains and report rows reached."""
+        prop = self.prop
+        m = self.D.shape[2]
+        dim = m + 1 if self.scaled else m
+        u = np.hstack([np.log(np.maximum(starts[:, :m], 1.0 / (4 * max(prop.grid2, prop.grid3)))), starts[:, m:]])
+        cur = self.gains(b, who, report_rows(u))
+        moves = np.zeros((2 * dim, m + 1))
+        moves[:, :dim] = np.vstack([np.eye(dim), -np.eye(dim)])
+        per_round = 2 * dim + m
+        step = np.full(len(b), 0.5)
+        logs = np.log(np.asarray(prop.scales or (1.0,)))
+        lo_hi = (min(0.0, float(logs.min())), max(0.0, float(logs.max())))
+        members = np.unique(b)
+        rows = np.arange(len(b))
+        for _ in range(max(1, prop.refine // per_round)):
+            rand = np.zeros((len(self.insts), m, m + 1))
+            for k in members.tolist():
+                rand[k, :, :dim] = self.rngs[k].standard_normal((m, dim))
+            trial = np.concatenate([np.broadcast_to(moves, (len(b), 2 * dim, m + 1)), rand[b]], axis=1)
+            U = (u[:, None, :] + step[:, None, None] * trial).reshape(-1, m + 1)
+            U[:, m] = np.clip(U[:, m], *lo_hi)  # scales stay in the grid's range (readable reports)
+            g = self.gains(np.repeat(b, per_round), np.repeat(who, per_round), report_rows(U)).reshape(len(b),
+                                                                                                     per_round)
+            best = g.argmax(axis=1)
+            better = g[rows, best] > cur
+            u = np.where(better[:, None], U.reshape(len(b), per_round, m + 1)[rows, best], u)
+            cur = np.where(better, g[rows, best], cur)
+            step = np.where(better, step, step / 3)
+        return cur, report_rows(u)
+
+
+#: The grid margins (:meth:`Group.best_margins`) of the instances of the last
+#: screens, by ``id`` (with the instance itself, so that a reused ``id``
+#: never matches, and the search's settings): the search asks for the margin
+#: of an instance it has just screened, and gets these numbers, which a
+#: group of one would compute again.
+_MARGINS: dict[int, tuple[Instance, tuple[object, ...], float]] = {}
+#: Entries kept in :data:`_MARGINS` (older ones are dropped).
+MARGIN_MEMO: int = 4096
+
+
+def remembered_margin(inst: Instance, key: tuple[object, ...]) -> float | None:
+    """The grid margin the last screens computed for this instance object
+    with these settings, or ``None``."""
+    hit = _MARGINS.get(id(inst))
+    if len(_MARGINS) > MARGIN_MEMO:
+        _MARGINS.clear()
+    if hit is None or hit[0] is not inst or hit[1] != key:
+        return None
+    return hit[2]
+
+
+def fill_key(fill: Fill) -> object:
+    """What identifies a fill's numbers: the policy and mode it fills for."""
+    return getattr(fill, "key", None)
+
+
+def grid_directions(prop: StrategyProofness, D: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`~.strategy_proofness.StrategyProofness._directions` of many
+    users at once (rows of their demands ``D`` and capacities ``R``; two or
+    three resources, so no random directions): every user's candidate
+    directions (U, G, m), with the same numbers, and which of them are kept
+    (a needed resource is never zeroed)."""
+    U, m = D.shape
+    need = D > 0
+    truth = D / R
+    grid = simplex_grid(m, prop.grid2 if m == 2 else prop.grid3)
+    f = np.asarray(prop.singles, dtype=float)
+    j = np.repeat(np.arange(m), len(f))
+    fk = np.tile(f, m)
+    singles = np.repeat(truth[:, None, :], m * len(f), axis=1)  # row j * len(f) + k
+    singles[:, np.arange(m * len(f)), j] = np.where(need[:, j], truth[:, j] * fk,
+                                                   truth.max(axis=1)[:, None] * fk / 4)
+    S = np.concatenate([np.broadcast_to(grid, (U, *grid.shape)), singles], axis=1)
+    S = S / S.sum(axis=2, keepdims=True)
+    return S, np.all((S > 0) | ~need[:, None, :], axis=2)
+
+
+def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> Fill:
+    """How a group's deviated instances are filled: one vectorised
+    progressive filling for the filling family in the continuous setting
+    (its members share their weights), otherwise the policy's batch
+    solver or own solver per member (:func:`._batch.numeric_many`)."""
+    if ev.mode == CONTINUOUS and is_filling(ev.policy):
+        policy, w = ev.policy, insts[0].weights
+
+        def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return fill_shares(policy.shares_batch(D, cap), D, cap, w, Kc)[0]
+
+        filling.key = ("filling", policy.label, ev.mode)  # type: ignore[attr-defined]
+        return filling
+
+    def one_by_one(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = np.empty(D.shape[:2])
+        for k in np.unique(b).tolist():
+            sel = b == k
+            out[sel] = numeric_many(ev, insts[k], demands=D[sel], caps=Kc[sel])
+        return out
+
+    one_by_one.key = ("each", ev.policy.label, ev.mode)  # type: ignore[attr-defined]
+    return one_by_one

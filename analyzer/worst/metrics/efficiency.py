@@ -1,0 +1,85 @@
+"""Efficiency: the policy's utilitarian welfare over the best welfare of
+any feasible allocation.
+
+Welfare is the sum of the users' dominant shares ``sum_i x_i s_i`` with
+``s_i = max_j d_ij / R_j`` (Parkes, Procaccia and Shah, "Beyond Dominant
+Resource Fairness", EC 2012, Section 5: DRF's utilitarian welfare can be a
+factor ``m`` below the optimum). The optimum is the LP
+``max sum_i s_i z_i`` s.t. ``sum_i z_i d_ij <= R_j``, ``0 <= z_i <= k_i``
+(task caps), solved by HiGHS in floats and by the exact simplex of
+:mod:`proofs.rational_lp` in Fractions.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from models import Instance, Policy
+from proofs.rational_lp import lp_max
+
+from .base import MIN, Measure, Metric, demands_of, exact_solve, numeric_solve, ratio, register_metric, tasks_of
+
+
+def _shares_per_task(instance: Instance) -> np.ndarray:
+    return (instance.demands / instance.capacity[None, :]).max(axis=1)
+
+
+def best_welfare(instance: Instance) -> float:
+    """``max sum_i s_i z_i`` over feasible ``z`` (floats, HiGHS)."""
+    from scipy.optimize import linprog
+
+    s = _shares_per_task(instance)
+    caps = [(0.0, None if not np.isfinite(k) else float(k)) for k in instance.max_tasks]
+    res = linprog(-s, A_ub=instance.demands.T, b_ub=instance.capacity, bounds=caps, method="highs")
+    return float(-res.fun) if res.status == 0 else float("nan")
+
+
+def best_welfare_exact(instance: Instance) -> Fraction:
+    """The same optimum in Fractions (cap rows added for capped users)."""
+    d, R = demands_of(instance, exact=True)
+    s = [max(dij / rj for dij, rj in zip(row, R, strict=True)) for row in d]
+    A = [[d[i][j] for i in range(instance.n)] for j in range(instance.m)]
+    b = list(R)
+    for i, k in enumerate(instance.max_tasks_exact):
+        if k is not None:
+            A.append([Fraction(int(t == i)) for t in range(instance.n)])
+            b.append(k)
+    value, _ = lp_max(s, A, b)
+    return value
+
+
+@register_metric
+class Efficiency(Metric):
+    """Utilitarian efficiency ``W(policy) / W*`` in ``(0, 1]``; worst = min.
+
+    For DRF with positive demands the infimum is ``1/m`` (Parkes, Procaccia
+    and Shah, EC 2012, Theorem 5.1); ``k`` users on one resource and one
+    user on each other resource, every other entry tending to 0, give
+    ``(k + m - 1) / (k m)``.
+    """
+
+    name = "efficiency"
+    direction = MIN
+    summary = "sum of dominant shares over the largest sum of any feasible allocation"
+    source = "Parkes, Procaccia, Shah, EC 2012, Section 5"
+
+    def evaluate(self, policy: Policy, instance: Instance) -> float:
+        x = numeric_solve(policy, instance)
+        welfare = float(x @ _shares_per_task(instance))
+        best = best_welfare(instance)
+        return welfare / best if best > 0 else float("nan")
+
+    def measure(self, policy: Policy, instance: Instance) -> Measure:
+        alloc = exact_solve(policy, instance)
+        if alloc.exact:
+            d, R = demands_of(instance, exact=True)
+            s: list[Any] = [max(dij / rj for dij, rj in zip(row, R, strict=True)) for row in d]
+            welfare = sum((x * si for x, si in zip(tasks_of(alloc), s, strict=True)), Fraction(0))
+            best: Any = best_welfare_exact(instance)
+        else:
+            welfare = float(np.asarray(alloc.x) @ _shares_per_task(instance))
+            best = best_welfare(instance)
+        return Measure(ratio(welfare, best), alloc.exact, alloc, {"welfare": str(welfare), "best_welfare": str(best)})
