@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from models import Policy, get_policy
+from models import Policy, PolicyError, get_policy
 from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
@@ -253,7 +253,7 @@ class TableRun:
         todo: list[Cell] = []
         for c in self.cells:
             done = self.state.finished.get(c.key)
-            if (why := c.prop.undefined_in(c.mode)) is not None:  # n/a, nothing to search
+            if (why := undefined(c)) is not None:  # n/a, nothing to search
                 self._add(SearchResult(c.policy.label, c.prop.name, None, 0, c.seed, c.budget, c.cls, c.mode,
                                        undefined=why))
             elif done is not None:
@@ -294,6 +294,25 @@ class TableRun:
     def _add(self, result: SearchResult) -> None:
         self.table.cells[cell_key(result.policy, result.property)] = result
         self.on_cell(result)
+
+
+def undefined(cell: Cell) -> str | None:
+    """Why the cell's property or policy is not defined in its setting (the
+    cell is then n/a, with the reason), or ``None``: a property's
+    :meth:`~analyzer.properties.base.Property.undefined_in`, a policy of
+    whole tasks only (the production variants) in the continuous setting,
+    one without a discrete form (CEEI) in the discrete setting."""
+    if (why := cell.prop.undefined_in(cell.mode)) is not None:
+        return why
+    if cell.mode == CONTINUOUS:
+        return f"policy {cell.policy.label!r} is defined for whole tasks only" if cell.policy.discrete_only else None
+    from models.discrete import get_discrete_policy
+
+    try:
+        get_discrete_policy(cell.policy)
+    except PolicyError as exc:  # "policy 'ceei' has no discrete form (...)"
+        return str(exc)
+    return None
 
 
 def default_properties() -> list[str]:

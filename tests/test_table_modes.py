@@ -43,20 +43,24 @@ def test_default_discrete_table_has_n_a_cells() -> None:
 
 @pytest.mark.parametrize("fmt", ["text", "md", "latex", "csv", "json"])
 def test_cli_default_properties_discrete_every_format(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["table", "--mode", "discrete", "--policy", "drf", "--budget", "3", "--workers", "1",
-                     "--format", fmt, "--quiet"]) == 0
+    # the default policies: CEEI has no discrete form, a column of n/a
+    assert cli.main(["table", "--mode", "discrete", "--budget", "3", "--workers", "1", "--format", fmt,
+                     "--quiet"]) == 0
     out = capsys.readouterr().out
     why = "whole-task max-min is not unique"
     if fmt == "json":
-        cells = {c["property"]: c for c in json.loads(out)["cells"]}
-        assert all(cells[q]["holds"] is None and cells[q]["undefined"] for q in UNDEFINED)
+        cells = json.loads(out)["cells"]
+        assert all(c["holds"] is None and c["undefined"] for c in cells
+                   if c["property"] in UNDEFINED or c["policy"] == "ceei")
+        assert sum(c["holds"] is not None for c in cells) == 2 * (len(cells) // 3 - len(UNDEFINED))
     elif fmt == "csv":
-        rows = {r["property"]: r for r in csv.DictReader(io.StringIO(out))}
-        assert all(rows[q]["holds"] == "n/a" and "not defined" in rows[q]["message"] for q in UNDEFINED)
+        rows = {(r["policy"], r["property"]): r for r in csv.DictReader(io.StringIO(out))}
+        assert all(rows["drf", q]["holds"] == "n/a" and "not defined" in rows["drf", q]["message"] for q in UNDEFINED)
+        assert "no discrete form" in rows["ceei", "envy-freeness"]["message"]
     else:
-        assert out.count(why) == 2 and "justified complaint" in out  # the reasons, per cell
-        if fmt == "latex":
-            assert out.count("n/a$^{") == 3
+        assert out.count(why) == 6 and "justified complaint" in out and "no discrete form" in out
+        if fmt == "latex":  # ceei's 9 cells, asset's and drf's 3 each: a note number each
+            assert out.count("n/a$^{") == 15
 
 
 def test_property_table_proves_the_discrete_table_as_the_cli_does(capsys: pytest.CaptureFixture[str]) -> None:
@@ -86,3 +90,9 @@ def test_property_table_proves_the_discrete_table_as_the_cli_does(capsys: pytest
 def test_bad_prove_arguments_before_the_search(kwargs: dict, word: str) -> None:
     with pytest.raises(PolicyError, match=f"^{word}:"):
         property_table(["drf"], ["envy-freeness"], budget=1, mode="discrete", workers=1, **kwargs)
+
+
+def test_policy_of_whole_tasks_only_is_n_a_in_the_continuous_table() -> None:
+    t = property_table(["drf", "mesos"], ["envy-freeness"], budget=3, workers=1)
+    assert t["drf", "envy-freeness"].holds and t.cell_text("mesos", "envy-freeness") == "n/a"
+    assert "whole tasks only" in t["mesos", "envy-freeness"].undefined
