@@ -122,8 +122,10 @@ class PropertyTable:
         classes = sorted({r.instance_class.name for r in self.cells.values()})
         budgets = sorted({r.budget for r in self.cells.values()})
         seeds = sorted({r.seed for r in self.cells.values()})
-        parts = [f"class {', '.join(classes)}" if classes else "", f"budget {', '.join(map(str, budgets))}" if budgets
-                 else "", f"seed {', '.join(map(str, seeds))}" if seeds else ""]
+        modes = sorted({r.mode for r in self.cells.values()} - {CONTINUOUS})  # the default setting goes unsaid
+        parts = [f"{', '.join(modes)} setting" if modes else "", f"class {', '.join(classes)}" if classes else "",
+                 f"budget {', '.join(map(str, budgets))}" if budgets else "", f"seed {', '.join(map(str, seeds))}"
+                 if seeds else ""]
         suffix = "; ".join(p for p in parts if p)
         state = " (interrupted: table so far)" if self.interrupted else ""
         return f"Property table{state}" + (f" ({suffix})" if suffix else "")

@@ -36,6 +36,7 @@ def test_default_discrete_table_has_n_a_cells() -> None:
             assert t.cell_text("drf", q) == "n/a" and r.undefined in t.cell_text("drf", q, detail=True)
         else:
             assert r.holds is not None and r.undefined is None
+    assert t.title.startswith("Property table (discrete setting; class paper;")
     assert SearchResult.from_dict(t["drf", "bottleneck-fairness"].to_dict()) == t["drf", "bottleneck-fairness"]
     assert t.to_pandas().set_index("property").loc["bottleneck-fairness", "message"] == \
         t["drf", "bottleneck-fairness"].undefined
