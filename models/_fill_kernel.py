@@ -13,8 +13,6 @@ same sequence of decisions).
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 
 
@@ -65,17 +63,51 @@ def _scan(free: np.ndarray, lo: int, D: np.ndarray, i: int | np.integer) -> int:
 
 
 def _update(tree: np.ndarray, S: int, k: int, free: np.ndarray) -> None:
-    """Machine ``k``'s free space into the max-tree, leaf to root."""
+    """Machine ``k``'s free space into the max-tree, leaf to root; stops at
+    the first node whose maxima do not change (its ancestors' cannot)."""
     node = k + S
     for j in range(free.shape[1]):
         tree[node, j] = free[k, j]
     node >>= 1
     while node > 0:
+        same = True
         for j in range(free.shape[1]):
             a = tree[2 * node, j]
             b = tree[2 * node + 1, j]
-            tree[node, j] = a if a > b else b
+            c = a if a > b else b
+            if tree[node, j] != c:
+                tree[node, j] = c
+                same = False
+        if same:
+            return
         node >>= 1
+
+
+def _before(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, a: int, b: int) -> bool:
+    """Heap entry ``a`` orders before ``b``: ``(key, rank, user)`` compared
+    as tuples (heapq's order on the same triples)."""
+    if hk[a] != hk[b]:
+        return bool(hk[a] < hk[b])
+    if hr[a] != hr[b]:
+        return bool(hr[a] < hr[b])
+    return bool(hu[a] < hu[b])
+
+
+def _sift_down(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, h: int, pos: int) -> None:
+    """Restore the heap order of the ``h`` entries below ``pos`` (a binary
+    min-heap in three parallel arrays: key, rank, user)."""
+    while True:
+        c = 2 * pos + 1
+        if c >= h:
+            return
+        if c + 1 < h and _before(hk, hr, hu, c + 1, c):
+            c += 1
+        if not _before(hk, hr, hu, c, pos):
+            return
+        hk[pos], hk[c] = hk[c], hk[pos]
+        hr[pos], hr[c] = hr[c], hr[pos]
+        hu[pos], hu[c] = hu[c], hu[pos]
+        pos = c
 
 
 def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.ndarray, free: np.ndarray,
@@ -106,11 +138,15 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
     for node in range(L - 1, 0, -1):
         for j in range(m):
             tree[node, j] = max(tree[2 * node, j], tree[2 * node + 1, j])
-    heap = [(np.int64(0), np.int64(0), np.int64(0))]
-    heap.pop()
-    for i in starters:
-        heap.append((tasks[i] * S[i], rank[i], i))
-    heapq.heapify(heap)
+    h = starters.size  # the heap: (key, rank, user) in three arrays
+    hu = starters.copy()
+    hk = np.empty(h, dtype=np.int64)
+    hr = np.empty(h, dtype=np.int64)
+    for p in range(h):
+        hk[p] = tasks[hu[p]] * S[hu[p]]
+        hr[p] = rank[hu[p]]
+    for p in range(h // 2 - 1, -1, -1):
+        _sift_down(hk, hr, hu, h, p)
     cursor = np.zeros(S.size, dtype=np.int64)
     picks = np.empty((64, 2), dtype=np.int64)
     n_picks = 0
@@ -119,14 +155,16 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
     fails = np.empty(16, dtype=np.int64)
     n_fails = 0
     decisions = 0
-    while len(heap) > 0:
-        _key, r, i = heapq.heappop(heap)
+    while h > 0:
+        r = hr[0]
+        i = hu[0]
         decisions += 1
         s = S[i]
         x = tasks[i]
-        if len(heap) > 0:
-            k2, r2, _ = heap[0]
-            want = (k2 // s + 1 if r < r2 else -(-k2 // s)) - x
+        if h > 1:
+            c = 2 if h > 2 and _before(hk, hr, hu, 2, 1) else 1  # the next smallest entry
+            k2 = hk[c]
+            want = (k2 // s + 1 if r < hr[c] else -(-k2 // s)) - x
         else:
             want = np.int64(1) << 62
             for j in range(m):
@@ -158,7 +196,8 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
                 free[k, j] -= D[i, j] * take
             if not scan:
                 _update(tree, L, k, free)
-            placed = _grow(placed, n_placed)
+            if n_placed >= placed.shape[0]:  # grow here: a call per row costs more than the row
+                placed = _grow(placed, n_placed)
             placed[n_placed, 0] = k
             placed[n_placed, 1] = i
             placed[n_placed, 2] = take
@@ -172,19 +211,25 @@ def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.nd
             if n_picks > 0 and picks[n_picks - 1, 0] == i:
                 picks[n_picks - 1, 1] += done
             else:
-                picks = _grow(picks, n_picks)
+                if n_picks >= picks.shape[0]:  # grow here: a call per row costs more than the row
+                    picks = _grow(picks, n_picks)
                 picks[n_picks, 0] = i
                 picks[n_picks, 1] = done
                 n_picks += 1
         if done < want:
-            fails = _grow(fails, n_fails)
+            if n_fails >= fails.shape[0]:  # grow here: a call per row costs more than the row
+                fails = _grow(fails, n_fails)
             fails[n_fails] = i
             n_fails += 1
             if stop:
                 break
+        elif x + done < caps[i]:  # back into the heap: replace the top and sift it down
+            hk[0] = (x + done) * s
+            _sift_down(hk, hr, hu, h, 0)
             continue
-        if x + done < caps[i]:
-            heapq.heappush(heap, ((x + done) * s, r, i))
+        h -= 1  # the user leaves: the last entry replaces the top
+        hk[0], hr[0], hu[0] = hk[h], hr[h], hu[h]
+        _sift_down(hk, hr, hu, h, 0)
     return picks[:n_picks], placed[:n_placed], fails[:n_fails], decisions
 
 

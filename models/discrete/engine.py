@@ -7,7 +7,8 @@ Ghodsi et al., NSDI 2011, Section 4.2 (Algorithm 1) and Section 6.2
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..policy import Policy
 from .placements import DEFAULT_PLACEMENT, Placement, get_placement
 from .policies import DiscretePolicy, get_discrete_policy, integer_steps
 from .result import DiscreteFill
-from .run import Run
+from .run import Run, merge_placed
 from .state import EMPTY_SLOT, FillState, IntegerData
 from .tie_breaks import TIE_BREAKS
 
@@ -264,7 +265,7 @@ class Engine:
         st, pol = self.state, self.policy
         self.place.start(st)
         run = Run(state=st, place=self.place, rank=[int(r) for r in self.rank], stop=self.on_full == "stop",
-                   record=self.record)
+                  record=self.record, final=not snapshot)
         if pol.drive(run):
             pass
         elif pol.global_keys:
@@ -275,12 +276,27 @@ class Engine:
         else:
             run.heap(pol)
         data = st.data
+        rows = run.placed_rows
+        placed: list[Mapping[int, int]] | Callable[[], list[Mapping[int, int]]]
+        if snapshot:
+            placed = [dict(p) for p in st.placed]
+        elif rows is not None:
+            placed = partial(_merged, st.placed, rows, st.instance.n)  # built on first access
+        else:
+            placed = st.placed
+        free = run.free_out if run.free_out is not None else \
+            np.array(st.free, dtype=data.machines.dtype).reshape(data.machines.shape)
         return DiscreteFill(instance=st.instance, policy=pol.label, tie_break=self.tie_break, on_full=self.on_full,
                             placement=self.place.name, tasks=np.asarray(st.tasks, dtype=np.int64),
                             runs=run.recorded() if self.record else None, failures=tuple(run.failures),
-                            placed=[dict(p) for p in st.placed] if snapshot else st.placed,
-                            free=np.array(st.free, dtype=data.machines.dtype).reshape(data.machines.shape), data=data,
-                            decisions=run.decisions, rank=self.rank)
+                            _placed=placed, free=free, data=data, decisions=run.decisions, rank=self.rank)
+
+
+def _merged(placed: list[Mapping[int, int]], rows: np.ndarray, n: int) -> list[Mapping[int, int]]:
+    """``placed`` with the placement rows ``rows`` merged in (the lazy
+    :attr:`DiscreteFill.placed` of a :func:`fill` run)."""
+    merge_placed(placed, rows, n)
+    return placed
 
 
 __all__ = ["ON_FULL", "Engine", "fill"]

@@ -4,8 +4,8 @@ machines."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -34,6 +34,11 @@ class DiscreteFill:
     placed : list of mapping
         Per machine, ``user index -> tasks`` (a dict, or the empty
         read-only :data:`EMPTY_SLOT` for a machine nothing was placed on).
+        Built on first access when the engine left placement rows to merge
+        (:func:`fill` on machines with the compiled first fit: 10^4
+        per-machine dicts cost more than the run itself); the same list
+        either way. The constructor takes it, or a function returning it,
+        as ``_placed``.
     free : ndarray, shape (K, m)
         Scaled free resources per machine at the end.
     data : IntegerData
@@ -52,11 +57,20 @@ class DiscreteFill:
     tasks: np.ndarray
     runs: tuple[np.ndarray, np.ndarray] | None
     failures: tuple[int, ...]
-    placed: list[Mapping[int, int]]
+    _placed: list[Mapping[int, int]] | Callable[[], list[Mapping[int, int]]] = field(repr=False)
     free: np.ndarray
     data: IntegerData
     decisions: int
     rank: np.ndarray
+
+    @property
+    def placed(self) -> list[Mapping[int, int]]:
+        """Per machine, ``user index -> tasks`` (see the class docstring)."""
+        got = self._placed
+        if callable(got):
+            got = got()
+            object.__setattr__(self, "_placed", got)  # frozen: the cache is set once, here
+        return got
 
     @property
     def stopped(self) -> bool:

@@ -87,6 +87,15 @@ class Run:
         Heap operations (or policy decisions) made.
     chunks : list of (ndarray, ndarray)
         Picks already moved into run-length encoded arrays.
+    final : bool
+        True when the state is dropped after this step (:func:`fill`): the
+        compiled first fit then leaves its placement rows in
+        :attr:`placed_rows` and its free space in :attr:`free_out` instead
+        of writing them into the state's per-machine dicts and lists.
+    placed_rows : ndarray or None
+        Rows ``(machine, user, tasks)`` not yet merged into ``state.placed``.
+    free_out : ndarray or None
+        Free space per machine after the step, when not written to ``state.free``.
     """
 
     state: FillState
@@ -99,6 +108,9 @@ class Run:
     failures: list[int] = field(default_factory=list)
     decisions: int = 0
     chunks: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    final: bool = False
+    placed_rows: np.ndarray | None = None
+    free_out: np.ndarray | None = None
 
     def _room(self, i: int) -> int | None:
         cap = self.state.caps[i]
@@ -263,18 +275,22 @@ class Run:
             most = min(totals[j] // d for j, d in st.demand(i)) + 1 + st.tasks[i]
             if most * s >= INT64_SAFE:
                 return False
-        from .._fill_kernel import _find, _fits, _grow, _scan, _update, first_fit_kernel
+        from .._fill_kernel import _before, _find, _fits, _grow, _scan, _sift_down, _update, first_fit_kernel
         from ..compiled import compiled
 
         big = 1 << 62
         caps = np.array([big if c is None else c for c in st.caps], dtype=np.int64)
         tasks = np.asarray(st.tasks, dtype=np.int64)
-        picks, placed, fails, decisions = compiled(first_fit_kernel, (_grow, _fits, _find, _scan, _update))(
+        kernel = compiled(first_fit_kernel, (_grow, _fits, _find, _scan, _update, _before, _sift_down))
+        picks, placed, fails, decisions = kernel(
             np.asarray(S, dtype=np.int64), np.asarray(self.rank, dtype=np.int64), caps, D, free, tasks,
             np.asarray(self._starters(), dtype=np.int64), self.stop, FIRST_FIT_SCAN)
         st.tasks[:] = tasks.tolist()
-        st.free[:] = free.tolist()
-        merge_placed(st.placed, placed, st.instance.n)
+        if self.final:
+            self.placed_rows, self.free_out = placed, free
+        else:
+            st.free[:] = free.tolist()
+            merge_placed(st.placed, placed, st.instance.n)
         self.failures.extend(fails.tolist())
         self.decisions += int(decisions)
         if self.record and picks.size:
