@@ -4,7 +4,8 @@ asset fairness, CEEI and DRF in the paper's instance class).
 
 A cell is ✓ ("no counterexample in N instances of class C"), ✗ (with the
 shrunk, exactly verified counterexample on one line) or n/a (the policy
-supports none of the instances searched).
+supports none of the instances searched, or the property or the policy is
+not defined in the setting: :func:`undefined`, the reason as evidence).
 
 Examples
 --------
