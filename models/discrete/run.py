@@ -32,16 +32,16 @@ def merge_placed(placed: list[Mapping[int, int]], rows: np.ndarray, n: int) -> N
     key, count = key[start], np.add.reduceat(count, start)
     machine, user = np.divmod(key, n)
     cut = np.flatnonzero(np.r_[True, machine[1:] != machine[:-1], True])
-    pairs = list(zip(user.tolist(), count.tolist(), strict=True))
+    users, counts = user.tolist(), count.tolist()  # dicts straight from list slices: no pair tuples
     bounds = cut.tolist()
     for k, a, b in zip(machine[cut[:-1]].tolist(), bounds, bounds[1:], strict=False):
         slot = placed[k]
         if slot:
             assert isinstance(slot, dict)
-            for i, c in pairs[a:b]:
+            for i, c in zip(users[a:b], counts[a:b], strict=True):
                 slot[i] = slot.get(i, 0) + c
         else:
-            placed[k] = dict(pairs[a:b])
+            placed[k] = dict(zip(users[a:b], counts[a:b], strict=True))
 
 
 #: The compiled first fit finds machines by a plain scan instead of its
