@@ -95,19 +95,26 @@ def _before(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, a: int, b: int) -> b
 
 def _sift_down(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, h: int, pos: int) -> None:
     """Restore the heap order of the ``h`` entries below ``pos`` (a binary
-    min-heap in three parallel arrays: key, rank, user)."""
-    while True:
-        c = 2 * pos + 1
-        if c >= h:
-            return
+    min-heap in three parallel arrays: key, rank, user). The hole goes down
+    the path of smaller children to a leaf and the entry climbs back from
+    there (Floyd): one comparison per level on the way down, and a user put
+    back after its picks mostly belongs near the bottom."""
+    k, r, u = hk[pos], hr[pos], hu[pos]
+    start = pos
+    c = 2 * pos + 1
+    while c < h:
         if c + 1 < h and _before(hk, hr, hu, c + 1, c):
             c += 1
-        if not _before(hk, hr, hu, c, pos):
-            return
-        hk[pos], hk[c] = hk[c], hk[pos]
-        hr[pos], hr[c] = hr[c], hr[pos]
-        hu[pos], hu[c] = hu[c], hu[pos]
+        hk[pos], hr[pos], hu[pos] = hk[c], hr[c], hu[c]
         pos = c
+        c = 2 * pos + 1
+    while pos > start:
+        p = (pos - 1) >> 1
+        if hk[p] < k or (hk[p] == k and (hr[p] < r or (hr[p] == r and hu[p] < u))):
+            break
+        hk[pos], hr[pos], hu[pos] = hk[p], hr[p], hu[p]
+        pos = p
+    hk[pos], hr[pos], hu[pos] = k, r, u
 
 
 def first_fit_kernel(S: np.ndarray, rank: np.ndarray, caps: np.ndarray, D: np.ndarray, free: np.ndarray,

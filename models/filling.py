@@ -52,6 +52,11 @@ from .solvers import LP_SOLVERS
 from .tolerances import DUAL_TOL, LP_LEVEL_RTOL
 
 
+def _fraction(v: Any) -> Fraction:
+    """``v`` as a Fraction (a Fraction itself is kept: no copy)."""
+    return v if type(v) is Fraction else Fraction(v)
+
+
 class FillingPolicy(Policy):
     """A policy of the progressive-filling (leximin) family.
 
@@ -105,10 +110,10 @@ class FillingPolicy(Policy):
         return c
 
     def _coefficients_exact(self, instance: Instance) -> list[Fraction]:
-        D = np.array([[Fraction(v) for v in row] for row in instance.demands_exact], dtype=object)
+        D = np.array([[_fraction(v) for v in row] for row in instance.demands_exact], dtype=object)
         R = np.array(list(instance.capacity_exact), dtype=object)
         c = self.shares_for(instance, D, R)
-        out = [Fraction(v) for v in np.asarray(c, dtype=object).reshape(-1)]
+        out = [_fraction(v) for v in np.asarray(c, dtype=object).reshape(-1)]
         if len(out) != instance.n or any(v < 0 for v in out):
             raise PolicyError(f"policy {self.name!r}: exact shares per task must be {instance.n} numbers >= 0")
         return out

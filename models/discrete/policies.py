@@ -136,7 +136,7 @@ class LinearShare(DiscretePolicy):
         if self._cache is not None and self._cache[0] is instance:
             return self._cache[1]
         c = self.policy._coefficients_exact(instance)
-        out = [ci / w for ci, w in zip(c, instance.weights_exact, strict=True)]
+        out = [ci if w == 1 else ci / w for ci, w in zip(c, instance.weights_exact, strict=True)]
         self._cache = (instance, out)
         return out
 

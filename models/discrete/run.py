@@ -32,16 +32,16 @@ def merge_placed(placed: list[Mapping[int, int]], rows: np.ndarray, n: int) -> N
     key, count = key[start], np.add.reduceat(count, start)
     machine, user = np.divmod(key, n)
     cut = np.flatnonzero(np.r_[True, machine[1:] != machine[:-1], True])
-    pairs = list(zip(user.tolist(), count.tolist(), strict=True))
+    users, counts = user.tolist(), count.tolist()  # dicts straight from list slices: no pair tuples
     bounds = cut.tolist()
     for k, a, b in zip(machine[cut[:-1]].tolist(), bounds, bounds[1:], strict=False):
         slot = placed[k]
         if slot:
             assert isinstance(slot, dict)
-            for i, c in pairs[a:b]:
+            for i, c in zip(users[a:b], counts[a:b], strict=True):
                 slot[i] = slot.get(i, 0) + c
         else:
-            placed[k] = dict(pairs[a:b])
+            placed[k] = dict(zip(users[a:b], counts[a:b], strict=True))
 
 
 #: The compiled first fit finds machines by a plain scan instead of its
@@ -88,8 +88,9 @@ class Run:
     chunks : list of (ndarray, ndarray)
         Picks already moved into run-length encoded arrays.
     final : bool
-        True when the state is dropped after this step (:func:`fill`): the
-        compiled first fit then leaves its placement rows in
+        True when the state is fresh and dropped after this step
+        (:func:`fill`): the compiled first fit then starts from the data's
+        machine array and leaves its placement rows in
         :attr:`placed_rows` and its free space in :attr:`free_out` instead
         of writing them into the state's per-machine dicts and lists.
     placed_rows : ndarray or None
@@ -267,24 +268,25 @@ class Run:
 
         if not numba_available():
             return False
-        free = np.array(st.free, dtype=np.int64)
+        # a fill step starts from the empty machines: no round trip through the lists
+        free = st.data.machines.copy() if self.final else np.array(st.free, dtype=np.int64)
         if int(free.max(initial=0)) * free.shape[0] >= INT64_SAFE:
             return False
-        totals = free.sum(axis=0).tolist()
-        for i, s in enumerate(S):
-            most = min(totals[j] // d for j, d in st.demand(i)) + 1 + st.tasks[i]
-            if most * s >= INT64_SAFE:
-                return False
+        tasks = np.asarray(st.tasks, dtype=np.int64)
+        # keys stay below INT64_SAFE: (most tasks user i can still get + 1 + its tasks) * S_i, in Python ints
+        totals = free.sum(axis=0)  # < INT64_SAFE: checked just above
+        most = np.where(D > 0, totals // np.maximum(D, 1), INT64_SAFE).min(axis=1, initial=INT64_SAFE) + 1 + tasks
+        if any(a * s >= INT64_SAFE for a, s in zip(most.tolist(), S, strict=True)):
+            return False
         from .._fill_kernel import _before, _find, _fits, _grow, _scan, _sift_down, _update, first_fit_kernel
         from ..compiled import compiled
 
         big = 1 << 62
         caps = np.array([big if c is None else c for c in st.caps], dtype=np.int64)
-        tasks = np.asarray(st.tasks, dtype=np.int64)
         kernel = compiled(first_fit_kernel, (_grow, _fits, _find, _scan, _update, _before, _sift_down))
         picks, placed, fails, decisions = kernel(
             np.asarray(S, dtype=np.int64), np.asarray(self.rank, dtype=np.int64), caps, D, free, tasks,
-            np.asarray(self._starters(), dtype=np.int64), self.stop, FIRST_FIT_SCAN)
+            np.flatnonzero(caps != tasks), self.stop, FIRST_FIT_SCAN)  # starters: users with room
         st.tasks[:] = tasks.tolist()
         if self.final:
             self.placed_rows, self.free_out = placed, free

@@ -28,21 +28,29 @@ INT64_SAFE: int = 2**62
 
 
 # ---------------------------------------------------------------------------
+def _denominator(v: Any) -> int:
+    return v.denominator if isinstance(v, (int, Fraction)) else Fraction(v).denominator
+
+
 def _lcm_denominators(values: Any) -> int:
     out = 1
     for v in values:
-        d = Fraction(v).denominator
+        d = _denominator(v)
         if d != 1:
             out = math.lcm(out, d)
     return out
 
 
+def _scaled(v: Any, s: int) -> int:
+    """``v * s`` for a value whose denominator divides ``s`` (exact)."""
+    if isinstance(v, Fraction):
+        return v.numerator * (s // v.denominator)
+    return int(Fraction(v) * s)
+
+
 def _int_array(rows: list[list[int]], shape: tuple[int, int]) -> np.ndarray:
     big = any(abs(v) >= INT64_SAFE for row in rows for v in row)
-    arr = np.empty(shape, dtype=object if big else np.int64)
-    for r, row in enumerate(rows):
-        arr[r, :] = row
-    return arr
+    return np.array(rows, dtype=object if big else np.int64).reshape(shape)
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,8 +66,9 @@ class IntegerData:
         Python ints when values are too large).
     machines : ndarray, shape (K, m)
         Scaled capacity of every machine (one row for a pool).
-    machine_names : tuple of str
-        ``"pool"`` or ``"<type>-<k>"``.
+    machine_types : tuple of (str, int)
+        Name prefix and count of each machine type (``(("pool", 0),)`` for
+        a pool); :attr:`machine_names` spells them out on first use.
     caps : tuple of int or None
         Whole-task caps (``floor(k_i)``), ``None`` when unbounded.
     pooled : bool
@@ -69,9 +78,16 @@ class IntegerData:
     scale: tuple[int, ...]
     demands: np.ndarray
     machines: np.ndarray
-    machine_names: tuple[str, ...]
+    machine_types: tuple[tuple[str, int], ...]
     caps: tuple[int | None, ...]
     pooled: bool
+
+    @cached_property
+    def machine_names(self) -> tuple[str, ...]:
+        """``"pool"`` or ``"<type>-<k>"`` per machine."""
+        if self.pooled:
+            return ("pool",)
+        return tuple(f"{name}-{k}" for name, count in self.machine_types for k in range(count))
 
     @classmethod
     def of(cls, instance: Instance) -> IntegerData:
@@ -102,23 +118,23 @@ class IntegerData:
                 ]
                 cols.append(_lcm_denominators(vals))
             scale = tuple(cols)
-            dem = _int_array([[int(row[j] * scale[j]) for j in range(m)] for row in Dx], (instance.n, m))
+            dem = _int_array([[_scaled(row[j], scale[j]) for j in range(m)] for row in Dx], (instance.n, m))
         if instance.machines:
             types = [[int(mt.capacity_exact[j] * scale[j]) for j in range(m)] for mt in instance.machines]
             counts = [mt.count for mt in instance.machines]
-            names = [f"{mt.name or f'm{t}'}-{k}" for t, mt in enumerate(instance.machines) for k in range(mt.count)]
+            kinds = tuple((mt.name or f"m{t}", mt.count) for t, mt in enumerate(instance.machines))
             # one row per machine type, repeated (no per-machine Python rows)
             mach = np.repeat(_int_array(types, (len(types), m)), counts, axis=0)
             pooled = False
         else:
             mach = _int_array([[int(instance.capacity_exact[j] * scale[j]) for j in range(m)]], (1, m))
-            names = ["pool"]
+            kinds = (("pool", 0),)
             pooled = True
         if mach.dtype != dem.dtype:
             mach, dem = mach.astype(object), dem.astype(object)
         caps = tuple(None if k is None else math.floor(k) for k in instance.max_tasks_exact) \
             if instance.capped else tuple([None] * instance.n)
-        return cls(scale=scale, demands=dem, machines=mach, machine_names=tuple(names), caps=caps, pooled=pooled)
+        return cls(scale=scale, demands=dem, machines=mach, machine_types=kinds, caps=caps, pooled=pooled)
 
     def exact(self, value: int, j: int) -> Fraction:
         """Un-scale a value of resource ``j``."""
