@@ -54,12 +54,20 @@ def disagreement(enc: Encoding, inst: Instance, x_exact: Sequence[Any] | None, x
     else:
         tol = ENCODING_CHECK_ATOL
         inside = z3.And([z3.And(a - float(b) <= tol, float(b) - a <= tol) for a, b in zip(xs, x, strict=True)])
-    if s.check(inside) != z3.sat:
-        return f"the solver's allocation {_show(x_exact if rational else x)} does not satisfy the encoding"
+    shown = _show(x_exact if rational else x)
+    first = s.check(inside)
+    if first == z3.unknown:
+        return f"z3 could not decide whether the solver's allocation {shown} satisfies the encoding " \
+               f"({s.reason_unknown()})"
+    if first != z3.sat:
+        return f"the solver's allocation {shown} does not satisfy the encoding"
     answer = s.check(z3.Not(inside))
-    if answer != z3.unsat:
-        other = _show([s.model().eval(v, model_completion=True) for v in xs]) if answer == z3.sat else "more"
-        return f"the encoding also allows {other} besides the solver's {_show(x_exact if rational else x)}"
+    if answer == z3.unknown:
+        return f"z3 could not decide whether the encoding allows another allocation than the solver's {shown} " \
+               f"({s.reason_unknown()})"
+    if answer == z3.sat:
+        other = _show([s.model().eval(v, model_completion=True) for v in xs])
+        return f"the encoding also allows {other} besides the solver's {shown}"
     return None
 
 
