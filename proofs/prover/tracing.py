@@ -20,7 +20,7 @@ import functools
 import numbers
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import z3
@@ -38,7 +38,8 @@ def constant(value: Any) -> Any:
         raise Untraceable(f"cannot use {type(value).__name__} value {value!r} in a share")
     if not np.isfinite(float(value)):
         raise Untraceable(f"non-finite constant {value!r}")
-    f = Fraction(cast(Any, value)) if not isinstance(value, np.floating) else Fraction(float(value))
+    f = Fraction(int(value.numerator), int(value.denominator)) if isinstance(value, numbers.Rational) \
+        else Fraction(float(value))
     return z3.RealVal(f"{f.numerator}/{f.denominator}")
 
 
