@@ -186,14 +186,17 @@ class DiscreteComparison:
 def _measure(instance: Instance, pol: DiscretePolicy) -> tuple[DiscretePolicy, list[Fraction]]:
     """The linear share measure used for gaps: the policy's own rates when
     it is linear, else DRF's (weighted dominant share)."""
-    if pol.rates(instance) is not None:
-        return pol, pol.rates(instance)  # type: ignore[return-value]
+    rates = pol.rates(instance)
+    if rates is not None:
+        return pol, rates
     drf = get_discrete_policy("drf")
     reason = drf.supports(instance)
     if reason is not None:
         raise PolicyError(f"{pol.label} is compared with continuous drf, which does not apply: {reason} "
                           f"(fairalloc variants runs the discrete policies alone)")
-    return drf, drf.rates(instance)  # type: ignore[return-value]
+    drf_rates = drf.rates(instance)
+    assert drf_rates is not None  # DRF's key is tasks times the dominant share of one task: linear
+    return drf, drf_rates
 
 
 def compare(

@@ -89,15 +89,24 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     from proofs.prover.symbolic import DOMAINS
     _validate_class(setting, bound, weighted, capped)
     if setting == "discrete":
-        from .proving_discrete import prove_discrete
-
-        return prove_discrete(policy, property, users, resources, bound=bound, domain=domain, weighted=weighted,
-                              capped=capped, timeout=timeout, workers=workers)
+        return _discrete()(policy, property, users, resources, bound=bound, domain=domain, weighted=weighted,
+                           capped=capped, timeout=timeout, workers=workers)
     from proofs.prover.properties import get_negation
 
     pol, prop = get_policy(policy).label, get_property(property).name
     _validate(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
     return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped)
+
+
+def _discrete() -> Callable[..., Any]:
+    """:func:`analyzer.proving_discrete.prove_discrete` (imported on use)."""
+    try:
+        from .proving_discrete import prove_discrete
+    except ModuleNotFoundError as e:
+        if e.name != f"{__package__}.proving_discrete":
+            raise  # a missing dependency of the module, not the module
+        raise PolicyError("setting: the discrete prover (analyzer.proving_discrete) is not installed") from None
+    return prove_discrete
 
 
 def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> None:

@@ -15,20 +15,16 @@ Examples
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from models import Policy, get_policy
+from models import Policy, PolicyError, get_policy
 from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
 from .formats import Document, render, render_tables
-from .formats.latex import latex_escape as _latex_escape
-from .formats.latex import latex_table
 from .properties.base import CONTINUOUS, Property, available_properties
 from .render import Table, to_json
 from .searching.classes import InstanceClass
@@ -37,7 +33,9 @@ from .searching.instance_stream import Cell, cell_key, make_cell
 from .searching.pool import resolve_workers, warm_up, worker_pool
 from .searching.result import RECORD_COLUMNS, SearchResult
 from .searching.stream import Recorder, open_stream, read_records
-from .table_proofs import checked_sizes, proof_dict, proof_text, prove_cells
+from .table_formats import table_csv, table_latex
+from .table_proofs import proof_dict
+from .table_prove import attach_proofs, checked_options
 
 #: Column order of the paper's Table 2 (other properties follow, by name).
 PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy-freeness", "pareto-efficiency",
@@ -47,8 +45,6 @@ PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy
 DEFAULT_BUDGET: int = 10_000
 #: Symbols of the three cell states.
 HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
-#: ✓ in LaTeX: ``$\surd$`` needs no package; ``\checkmark`` needs amssymb.
-CHECKMARKS: dict[str, str] = {"surd": r"$\surd$", "amssymb": r"\checkmark"}
 #: Suffix of a ✗ whose counterexample is confirmed numerically only.
 NUMERIC = "(numeric)"
 #: Suffix of a ✓ proved by the SMT prover in the paper's class (others name theirs: "(proved: weighted)").
@@ -105,8 +101,8 @@ class PropertyTable:
         r = self.get(policy, prop)
         if r is None:
             return PENDING
-        if r.holds is None:
-            return NA
+        if r.holds is None:  # a property undefined in the setting says why in the evidence
+            return r.summary() if detail and r.undefined is not None else NA
         if not detail:
             if (cx := r.counterexample) is None:  # holds (a checked cell without a counterexample)
                 pr = self.proof(policy, prop)
@@ -126,8 +122,10 @@ class PropertyTable:
         classes = sorted({r.instance_class.name for r in self.cells.values()})
         budgets = sorted({r.budget for r in self.cells.values()})
         seeds = sorted({r.seed for r in self.cells.values()})
-        parts = [f"class {', '.join(classes)}" if classes else "", f"budget {', '.join(map(str, budgets))}" if budgets
-                 else "", f"seed {', '.join(map(str, seeds))}" if seeds else ""]
+        modes = sorted({r.mode for r in self.cells.values()} - {CONTINUOUS})  # the default setting goes unsaid
+        parts = [f"{', '.join(modes)} setting" if modes else "", f"class {', '.join(classes)}" if classes else "",
+                 f"budget {', '.join(map(str, budgets))}" if budgets else "", f"seed {', '.join(map(str, seeds))}"
+                 if seeds else ""]
         suffix = "; ".join(p for p in parts if p)
         state = " (interrupted: table so far)" if self.interrupted else ""
         return f"Property table{state}" + (f" ({suffix})" if suffix else "")
@@ -157,56 +155,14 @@ class PropertyTable:
 
     def to_latex(self, checkmark: str = "surd") -> str:
         r"""LaTeX table (booktabs rules) of ✓/✗ that compiles without extra
-        symbol packages: ✓ is ``$\surd$`` and ✗ ``$\times$`` (plain LaTeX);
-        ``checkmark="amssymb"`` writes ✓ as ``\checkmark`` instead (then
-        ``\usepackage{amssymb}``). Each ✗ carries a note number; its
-        counterexample is that note, set under the table.
-        """
-        if checkmark not in CHECKMARKS:
-            raise ValueError(f"checkmark must be one of {', '.join(CHECKMARKS)}, got {checkmark!r}")
-        symbols = {HOLDS: CHECKMARKS[checkmark], PENDING: r"\dots", VIOLATED: r"$\times$"}
-        notes: list[str] = []
-        rows = []
-        for q in self.properties:
-            row = [_latex_escape(q)]
-            for p in self.policies:
-                text, r = self.cell_text(p, q), self.get(p, q)
-                if r is not None and r.counterexample is not None:
-                    notes.append(
-                        f"$^{{{len(notes) + 1}}}$ " + _latex_escape(f"{p}, {q}: {r.counterexample.one_line()}")
-                    )
-                    rest = text.removeprefix(VIOLATED)
-                    row.append(f"$\\times^{{{len(notes)}}}${_latex_escape(rest)}")
-                else:
-                    row.append(symbols.get(text, _latex_escape(text)))
-            rows.append(row)
-        held = [r for r in self.cells.values() if r.holds]
-        if held:
-            counts = sorted({f"{r.instances} instances of class {r.instance_class.name}" for r in held})
-            notes.append(f"{CHECKMARKS[checkmark]}: no counterexample in " + _latex_escape("; ".join(counts)))
-        notes += [_latex_escape(f"{p}, {q}: {proof_text(pr)}") for q in self.properties for p in self.policies
-                  if (pr := self.proof(p, q)) is not None]
-        return latex_table(self.title, ["property", *self.policies], rows, notes, raw=True) + "\n"
+        symbol packages (:func:`analyzer.table_formats.table_latex`):
+        ``checkmark="amssymb"`` writes ✓ as ``\checkmark`` (then
+        ``\usepackage{amssymb}``)."""
+        return table_latex(self, checkmark)
 
     def to_csv(self) -> str:
-        """One row per cell: policy, property, holds, instances, class, seed,
-        budget, counterexample, exact (verified in exact arithmetic), message."""
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["policy", "property", "holds", "instances", "class", "seed", "budget", "counterexample", "exact",
-                    "message", "proof"])
-        for q in self.properties:
-            for p in self.policies:
-                r = self.get(p, q)
-                if r is None:
-                    w.writerow([p, q, "", "", "", "", "", "", "", "not searched", ""])
-                    continue
-                v = r.counterexample
-                holds = "n/a" if r.holds is None else str(r.holds).lower()
-                w.writerow([p, q, holds, r.instances, r.instance_class.name, r.seed, r.budget,
-                            "" if v is None else v.instance.describe(), "" if v is None else str(v.exact).lower(),
-                            "" if v is None else v.message, proof_text(self.proof(p, q))])
-        return buf.getvalue()
+        """One row per cell (:func:`analyzer.table_formats.table_csv`)."""
+        return table_csv(self)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: the cells in order, each a search result."""
@@ -299,7 +255,10 @@ class TableRun:
         todo: list[Cell] = []
         for c in self.cells:
             done = self.state.finished.get(c.key)
-            if done is not None:
+            if (why := undefined(c)) is not None:  # n/a, nothing to search
+                self._add(SearchResult(c.policy.label, c.prop.name, None, 0, c.seed, c.budget, c.cls, c.mode,
+                                       undefined=why))
+            elif done is not None:
                 self._add(SearchResult.from_dict(done))
             else:
                 todo.append(c)
@@ -339,6 +298,25 @@ class TableRun:
         self.on_cell(result)
 
 
+def undefined(cell: Cell) -> str | None:
+    """Why the cell's property or policy is not defined in its setting (the
+    cell is then n/a, with the reason), or ``None``: a property's
+    :meth:`~analyzer.properties.base.Property.undefined_in`, a policy of
+    whole tasks only (the production variants) in the continuous setting,
+    one without a discrete form (CEEI) in the discrete setting."""
+    if (why := cell.prop.undefined_in(cell.mode)) is not None:
+        return why
+    if cell.mode == CONTINUOUS:
+        return f"policy {cell.policy.label!r} is defined for whole tasks only" if cell.policy.discrete_only else None
+    from models.discrete import get_discrete_policy
+
+    try:
+        get_discrete_policy(cell.policy)
+    except PolicyError as exc:  # "policy 'ceei' has no discrete form (...)"
+        return str(exc)
+    return None
+
+
 def default_properties() -> list[str]:
     """Every registered property, in the paper's Table 2 order first."""
     names = list(available_properties())
@@ -353,7 +331,7 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
                    budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                    mode: str = CONTINUOUS, out: str | None = None, resume: bool = False,
                    workers: int | None = None, scheduler: Any = None, prove: tuple[int, int] | None = None,
-                   prove_timeout: float = 60) -> PropertyTable:
+                   prove_timeout: float = 60, prove_bound: int | None = None) -> PropertyTable:
     """Search every (policy, property) cell and tabulate the outcomes.
 
     Parameters
@@ -361,8 +339,7 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     policies : list of str or Policy
         Columns of the output (``["asset", "ceei", "drf"]``).
     properties : list of str or Property, optional
-        Rows of the output; default: every registered property, in the
-        order of the paper's Table 2.
+        Rows of the output; default: every registered property (the paper's Table 2 order).
     budget : int
         Instances checked per cell.
     seed : int
@@ -371,10 +348,10 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     instance_class : InstanceClass or str, optional
         Default: the paper's class.
     mode : str
-        ``"continuous"`` or ``"discrete"``.
+        ``"continuous"`` or ``"discrete"``; a property undefined in it is n/a,
+        with the reason (:meth:`~analyzer.properties.base.Property.undefined_in`).
     out : str, optional
-        JSON-lines file to stream results to (see
-        :mod:`analyzer.searching.stream`).
+        JSON-lines file to stream results to (:mod:`analyzer.searching.stream`).
     resume : bool
         Continue the run recorded in ``out``.
     workers : int or None
@@ -385,16 +362,28 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
         cluster object (``LocalCluster``): the cells run on that
         cluster instead of local processes; same table.
     prove, prove_timeout : (int, int) or None, float
-        ``(N, M)``: prove every ✓ cell with z3 at each size up to ``N x M``,
-        ``prove_timeout`` s each (``table --prove``; :meth:`PropertyTable.proof`).
+        ``(N, M)``: prove every ✓ cell at each size ``n <= N``, ``m <= M``,
+        ``prove_timeout`` s each (``table --prove``; :meth:`PropertyTable.proof`):
+        with z3 in the continuous setting, exhaustively in the discrete one.
+    prove_bound : int, optional
+        Required with ``mode="discrete"`` and ``prove``: every integer instance
+        within ``1..prove_bound`` (``table --prove-bound K``; :mod:`.table_proofs_discrete`).
 
     Returns
     -------
     PropertyTable
+        Bad arguments raise ``PolicyError`` (naming them) before any search.
+
+    Examples
+    --------
+    >>> t = property_table(["drf"], ["population-monotonicity", "bottleneck-fairness"], budget=2,
+    ...                    mode="discrete", workers=1, prove=(2, 1), prove_bound=2)
+    >>> t.cell_text("drf", "population-monotonicity"), t.cell_text("drf", "bottleneck-fairness")
+    ('✓ (proved: bound 2)', 'n/a')
     """
-    sizes = None if prove is None else checked_sizes(prove, prove_timeout)  # before the search
+    proving = checked_options(prove, prove_bound, prove_timeout, mode)  # before the search
     table = TableRun(policies, properties, budget, seed, instance_class, mode, out, resume, workers,
                      scheduler=scheduler).run()
-    if sizes is not None:
-        prove_cells(table, *sizes, timeout=prove_timeout, workers=workers)
+    if proving is not None:
+        attach_proofs(table, *proving, timeout=prove_timeout, workers=workers, scheduler=scheduler)
     return table

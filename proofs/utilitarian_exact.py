@@ -166,7 +166,7 @@ def _duality_check(P: _Problem, total: Fraction) -> Check:
     """The dual of the total-tasks LP, solved exactly, has value ``total``."""
     capped = [i for i in range(P.n) if P.k[i] is not None]
     # min R.p + k.nu  s.t.  D p + nu >= 1  <=>  max -(R.p + k.nu)  s.t.  -(D p + nu) <= -1
-    c = [-r for r in P.R] + [-P.k[i] for i in capped]  # type: ignore[operator]
+    c = [-r for r in P.R] + [-k for k in P.k if k is not None]  # the caps in the order of ``capped``
     A = [[-P.D[i][j] for j in range(P.m)] + [-Fraction(int(i == q)) for q in capped] for i in range(P.n)]
     value, _ = _lp_max(c, A, [Fraction(-1)] * P.n, [], [])
     return Check("LP duality: the dual of the total-tasks LP has the same value", -value == total,

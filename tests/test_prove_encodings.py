@@ -130,6 +130,8 @@ def test_encoding_has_exactly_the_solvers_allocation_on_200_instances(policy: st
     ("bbf", "bottleneck-based-fairness", "positive", "proved"),
     ("bbf", "envy-freeness", "zeros", "proved"),
     ("bbf", "strategy-proofness", "positive", "counterexample"),
+    ("asset", "bottleneck-based-fairness", "positive", "counterexample"),  # the new negation refutes too
+    ("static", "bottleneck-based-fairness", "positive", "counterexample"),
     ("fds", "envy-freeness", "positive", "proved"),
     ("fds", "bottleneck-fairness", "positive", "proved"),
     ("gfj", "pareto-efficiency", "positive", "proved"),

@@ -111,12 +111,21 @@ def test_untraceable_share_function_is_unknown_with_reason(users: None) -> None:
     assert r.status == "unknown" and "cannot be traced" in r.reason
 
 
-def test_zero_shares_are_not_encoded(users: None) -> None:
-    # CPU-only shares vanish for a user needing no CPU: the family's second
-    # (DRF) phase is not encoded, so zero demands give unknown
-    r = prove(_CpuOnly.name, "pareto-efficiency", domain="zeros", workers=1)
-    assert r.status == "unknown" and "can be <= 0" in r.reason
-    assert prove(_CpuOnly.name, "pareto-efficiency", workers=1).status == "proved"
+def test_zero_shares_take_the_familys_second_phase(users: None) -> None:
+    # CPU-only shares vanish for a user needing no CPU: such users share
+    # what the others leave by DRF (models.filling), a second phase
+    enc, second_phase = get_encoding(_CpuOnly.name), 0
+    for n, m in [(2, 2), (3, 2), (3, 3)]:
+        for weighted, capped in [(False, False), (True, True)]:
+            for inst in crosscheck_instances(n, m, "zeros", weighted, capped, count=4, seed=3 * n + m):
+                alloc = solve(inst, _CpuOnly.name, exact=True)
+                assert disagreement(enc, inst, alloc.x_exact, list(alloc.x), weighted, capped) is None, \
+                    inst.describe()
+                second_phase += any(row[0] == 0 for row in inst.demands_exact)
+    assert second_phase >= 3
+    assert prove(_CpuOnly.name, "pareto-efficiency", domain="zeros", workers=1).status == "proved"
+    r = prove(_CpuOnly.name, "sharing-incentive", domain="zeros", workers=1)
+    assert r.status == "counterexample" and r.counterexample.exact
 
 
 def test_cli_prove_with_policy_file(capsys: pytest.CaptureFixture[str]) -> None:

@@ -58,15 +58,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if sizes is not None:
-        from ..table_proofs import prove_cells
+        from ..table_prove import attach_proofs
 
         try:
-            prove_cells(table, *sizes, timeout=args.prove_timeout, workers=args.workers)
-            if bound is not None:
-                from ..table_proofs_discrete import prove_discrete_cells
-
-                prove_discrete_cells(table, *sizes, bound, timeout=args.prove_timeout, workers=args.workers,
-                                     scheduler=args.scheduler)
+            attach_proofs(table, sizes, bound, args.prove_timeout, args.workers, args.scheduler)
         except KeyboardInterrupt:
             write_out(table.render(args.format))
             return fail("interrupted: the cells proved so far are marked above", EXIT_INTERRUPTED)

@@ -14,13 +14,16 @@ from ._batch import numeric_batch
 from ._common import Evaluator, maxmin_on_resource, per_user, show
 from .base import DISCRETE, Violation
 
+#: Why single-resource and bottleneck fairness are not defined for whole tasks.
+WHOLE_TASKS_WHY = "whole-task max-min is not unique"
+
 
 def check_maxmin_on(prop: str, policy: str | Policy, instance: Instance, mode: str, j: int) -> Violation | None:
     """A verified difference between the policy's allocation and weighted
     max-min on resource ``j``, or ``None``."""
     ev = Evaluator(policy, mode)
     if ev.mode == DISCRETE:
-        raise PolicyError(f"{prop}: defined for the continuous setting only (whole-task max-min is not unique)")
+        raise PolicyError(f"{prop}: defined for the continuous setting only ({WHOLE_TASKS_WHY})")
     x = ev.numeric(instance)
     ref = maxmin_on_resource(instance, j)
     reff = np.array([float(v) for v in ref])

@@ -125,6 +125,11 @@ class Property(ABC):
     #: comparisons); a property table starts its costliest cells first, so
     #: that no long cell starts last and leaves the other workers idle.
     search_cost: ClassVar[float] = 1.0
+    #: The settings (:data:`MODES`) the property is defined in; a property
+    #: table shows the cells of any other setting as n/a (:meth:`undefined_in`).
+    modes: ClassVar[tuple[str, ...]] = MODES
+    #: Why the property is not defined outside :attr:`modes`.
+    undefined_why: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -135,6 +140,13 @@ class Property(ABC):
         otherwise why it does not (e.g. single-resource fairness needs
         ``m == 1``). A check on such an instance returns ``None``."""
         return None
+
+    def undefined_in(self, mode: str) -> str | None:
+        """``None`` when the property is defined in the setting ``mode``;
+        otherwise why not (a property table's cell is then n/a, with it)."""
+        if mode in self.modes:
+            return None
+        return f"not defined in the {mode} setting ({self.undefined_why})"
 
     def applies_to_shape(self, n: int, m: int) -> bool:
         """False when :meth:`applies` rejects every instance with ``n``

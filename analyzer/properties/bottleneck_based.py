@@ -52,6 +52,9 @@ class BottleneckBasedFairness(Property):
     """
 
     name = "bottleneck-based-fairness"
+    modes = (CONTINUOUS,)
+    #: With whole tasks a complaint can be unavoidable: ``R = <1>``, two users demanding ``<1>``.
+    undefined_why = "with whole tasks every allocation can leave a justified complaint"
     title = "Bottleneck-based fairness"
     source = "Dolev et al., ITCS 2012, Section 3; Gutman and Nisan, AAMAS 2012, Section 2"
     summary = "no user below its cap is, on every full resource it uses, below its entitlement and below another user"
@@ -70,7 +73,7 @@ class BottleneckBasedFairness(Property):
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)
         if ev.mode == DISCRETE:
-            raise PolicyError(f"{self.name}: defined for the continuous setting only")
+            raise PolicyError(f"{self.name}: defined for the continuous setting only ({self.undefined_why})")
         x = ev.numeric(instance)
         suspects = np.flatnonzero(_complaints_numeric(instance, x))
         if suspects.size == 0:

@@ -8,7 +8,7 @@ import numpy as np
 
 from models import Instance, Policy
 
-from ._maxmin import check_maxmin_on, common_dominant, maxmin_margin, screen_maxmin_many
+from ._maxmin import WHOLE_TASKS_WHY, check_maxmin_on, common_dominant, maxmin_margin, screen_maxmin_many
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -41,6 +41,8 @@ class BottleneckFairness(Property):
     """
 
     name = "bottleneck-fairness"
+    modes = (CONTINUOUS,)
+    undefined_why = WHOLE_TASKS_WHY
     title = "Bottleneck fairness"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "if one resource is every user's dominant resource, the allocation is weighted max-min on it"

@@ -8,7 +8,7 @@ import numpy as np
 
 from models import Instance, Policy
 
-from ._maxmin import check_maxmin_on, maxmin_margin, screen_maxmin_many
+from ._maxmin import WHOLE_TASKS_WHY, check_maxmin_on, maxmin_margin, screen_maxmin_many
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -36,6 +36,8 @@ class SingleResourceFairness(Property):
     """
 
     name = "single-resource-fairness"
+    modes = (CONTINUOUS,)
+    undefined_why = WHOLE_TASKS_WHY
     title = "Single-resource fairness"
     source = "Ghodsi et al., NSDI 2011, Section 6"
     summary = "with one resource, the allocation is weighted max-min with caps on it"

@@ -21,6 +21,7 @@ continuous policies' fairness properties, and exact).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from models import Instance
 
@@ -114,6 +115,6 @@ class InstanceClass:
                 "n_max": self.n_max, "m_max": self.m_max}
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> InstanceClass:
+    def from_dict(cls, data: dict[str, Any]) -> InstanceClass:
         """Inverse of :meth:`to_dict`."""
-        return cls(**{k: data[k] for k in ("zeros", "weights", "caps", "n_max", "m_max") if k in data})  # type: ignore[arg-type]
+        return cls(**{k: data[k] for k in ("zeros", "weights", "caps", "n_max", "m_max") if k in data})

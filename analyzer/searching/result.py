@@ -48,6 +48,9 @@ class SearchResult:
         The counterexample as first found, before shrinking.
     complete : bool
         False for a search cut short (interrupted).
+    undefined : str or None
+        Why the property is not defined in ``mode`` (nothing searched: n/a;
+        :meth:`~analyzer.properties.base.Property.undefined_in`).
     """
 
     policy: str
@@ -69,6 +72,7 @@ class SearchResult:
     original: Violation | None = None
     shrink_checks: int = 0
     complete: bool = True
+    undefined: str | None = None
 
     @builtins.property  # the field ``property`` shadows the builtin in this class body
     def holds(self) -> bool | None:
@@ -88,7 +92,7 @@ class SearchResult:
             "generated": self.generated, "unsupported": self.unsupported, "not_applicable": self.not_applicable,
             "errors": self.errors, "error": self.error, "found_in": self.found_in, "found_at": self.found_at,
             "original": None if self.original is None else self.original.to_dict(),
-            "shrink_checks": self.shrink_checks, "complete": self.complete,
+            "shrink_checks": self.shrink_checks, "complete": self.complete, "undefined": self.undefined,
         }
 
     @classmethod
@@ -96,7 +100,8 @@ class SearchResult:
         """Inverse of :meth:`to_dict`."""
         keys = ("policy", "property", "instances", "seed", "budget", "mode", "seconds", "generated", "unsupported",
                 "not_applicable", "errors", "error", "found_in", "found_at", "shrink_checks", "complete")
-        return cls(**{k: d[k] for k in keys}, instance_class=InstanceClass.from_dict(d["instance_class"]),
+        return cls(**{k: d[k] for k in keys}, undefined=d.get("undefined"),
+                   instance_class=InstanceClass.from_dict(d["instance_class"]),
                    counterexample=violation_from_dict(d["counterexample"]), original=violation_from_dict(d["original"]))
 
     # ------------------------------------------------------------ notebooks
@@ -106,7 +111,7 @@ class SearchResult:
         v = self.counterexample
         return [self.policy, self.property, self.holds, self.instances, self.instance_class.name, self.seed,
                 self.budget, self.mode, None if v is None else v.instance.describe(), None if v is None else v.exact,
-                None if v is None else v.message, self.found_in, self.seconds]
+                self.undefined if v is None else v.message, self.found_in, self.seconds]
 
     def to_pandas(self) -> Any:
         """A one-row ``pandas.DataFrame`` (columns :data:`RECORD_COLUMNS`)."""
@@ -135,6 +140,8 @@ class SearchResult:
         """One line: ✗ with the counterexample, or ✓ with the evidence."""
         if self.counterexample is not None:
             return f"✗ {self.counterexample.one_line()}"
+        if self.undefined is not None:
+            return f"n/a: {self.undefined}"
         if self.instances == 0:
             return f"n/a ({self.unsupported} instances unsupported by {self.policy})"
         return f"✓ no counterexample in {self.instances} instances of class {self.instance_class.name}"

@@ -36,7 +36,7 @@ import z3
 from models import get_policy
 from models.policies.fds import FDS
 
-from ..symbolic import Market
+from ..symbolic import Market, to_fraction
 from . import Encoding, get_encoding, register_encoding_factory
 from .ceei import ceei
 from .filling import _dominant_shares
@@ -47,9 +47,16 @@ MAX_EXPONENT: int = 8
 
 
 def dominant_shares(mk: Market, tag: str) -> tuple[list[Any], list[Any]]:
-    """FDS's utility of one task, ``u_i = max_j d_ij / R_j`` (the constant 1
-    when the row's dominant entry is known to be 1 of a unit capacity)."""
-    return _dominant_shares(mk, [z3.RealVal(1)] * mk.n, tag)
+    """FDS's utility of one task, ``u_i = max_j d_ij / R_j``: the constant 1
+    when the row's dominant entry is known to be 1 of a unit capacity, the
+    exact number when the instance is numbers (a fixed instance: z3 then
+    has no case split on the maximum), else a variable."""
+    terms = [z3.simplify(v) for v in [*mk.R, *(e for row in mk.d for e in row)]]
+    if (mk.unit and mk.dom is not None) or not all(z3.is_rational_value(v) for v in terms):
+        return _dominant_shares(mk, [z3.RealVal(1)] * mk.n, tag)
+    R, flat = [to_fraction(v) for v in terms[:mk.m]], [to_fraction(v) for v in terms[mk.m:]]
+    rows = [flat[i * mk.m:(i + 1) * mk.m] for i in range(mk.n)]
+    return [z3.RealVal(str(max(d / r for d, r in zip(row, R, strict=True)))) for row in rows], []
 
 
 def task_units(mk: Market, tag: str) -> tuple[list[Any], list[Any]]:

@@ -10,16 +10,21 @@ pins the allocation down.
 What the encoding assumes, and checks per size and domain before a proof
 (:attr:`Encoding.validate`, z3 validity queries on the traced terms):
 
-* every share of one task is positive on the domain (a zero share sends
-  the user to the family's second, DRF phase, which is not encoded);
+* no share of one task is negative (the family refuses those);
 * the shares are invariant under scaling a resource together with its
   capacity (the prover normalises capacities to 1).
+
+A user whose share of one task is 0 (e.g. no CPU demand under a CPU-only
+share) is in the family's second phase: the positive-share users fill
+first, then the others share the rest by DRF; the formula has both phases
+unless z3 shows every share positive on the domain.
 
 No per-user normalisation is assumed (task sizes may matter).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,10 +33,10 @@ import z3
 from models import PolicyError, get_policy
 from models.filling import FillingPolicy
 
-from ..symbolic import Market, market
+from ..symbolic import POSITIVE, ZEROS, Market, market
 from ..tracing import Untraceable, trace
 from . import FALLBACKS, Encoding, Unencodable
-from .filling import bottleneck
+from .filling import _dominant_shares, bottleneck
 
 #: FillingPolicy methods a traced policy must not override: the encoding
 #: models the family's own filling on ``share_per_task``.
@@ -84,7 +89,17 @@ def _build(pol: Any, name: str) -> Encoding:
 
     def formula(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
         c = _shares(pol, mk)
-        return bottleneck(mk, x, [c[i] * x[i] for i in range(mk.n)])
+        share = [c[i] * x[i] for i in range(mk.n)]
+        if _shares_positive(pol, mk.n, mk.m, POSITIVE if mk.positive else ZEROS):
+            return bottleneck(mk, x, share)
+        # the family's two phases (models.filling): the users with a positive
+        # share fill first, saturation judged on their usage alone; the
+        # others then share what is left by DRF, the first ones frozen
+        first = [c[i] > 0 for i in range(mk.n)]
+        dominant, cons = _dominant_shares(mk, x, f"{tag}tr")
+        load1 = [z3.Sum([z3.If(first[i], x[i] * mk.d[i][j], 0) for i in range(mk.n)]) for j in range(mk.m)]
+        return (cons + bottleneck(mk, x, share, first, load1)
+                + bottleneck(mk, x, dominant, [z3.Not(v) for v in first]))
 
     def validate(n: int, m: int, domain: str) -> str | None:
         why = _validate(pol, name, n, m, domain)
@@ -117,7 +132,7 @@ def _homogeneity_issue(pol: FillingPolicy, n: int, m: int, domain: str) -> str |
 def _validate(pol: FillingPolicy, name: str, n: int, m: int, domain: str) -> str | None:
     """Why the traced encoding does not cover ``n x m`` instances of
     ``domain`` (``None`` when it does): a share of one task that can be
-    ``<= 0``, or shares that change when a resource is rescaled."""
+    negative, or shares that change when a resource is rescaled."""
     try:
         mk, cons = market(n, m, domain, None, None)
         R = [z3.Real(f"R{j}") for j in range(m)]
@@ -129,13 +144,21 @@ def _validate(pol: FillingPolicy, name: str, n: int, m: int, domain: str) -> str
     except Untraceable as e:
         return f"{name}: share_per_task cannot be traced at {n}x{m} ({e})"
     positive = cons + [r > 0 for r in R] + [v > 0 for v in a]
-    for i in range(n):
-        if _possible(positive + [c[i] <= 0]):
-            return (f"{name}: a share of one task can be <= 0 with {domain} demands at {n}x{m} (the family's "
-                    "zero-share phase is not encoded)")
+    if _possible(positive + [z3.Or([c[i] < 0 for i in range(n)])]):
+        return f"{name}: a share of one task can be negative with {domain} demands at {n}x{m}"
     if _possible(positive + [z3.Or([c[i] != c_scaled[i] for i in range(n)])]):
         return f"{name}: shares change when a resource and its capacity are rescaled (capacities cannot be normalised)"
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _shares_positive(pol: FillingPolicy, n: int, m: int, domain: str) -> bool:
+    """Whether every share of one task is ``> 0`` on the domain (then the
+    family's second, zero-share phase never happens)."""
+    mk, cons = market(n, m, domain, None, None)
+    R = [z3.Real(f"R{j}") for j in range(m)]
+    c = _shares(pol, Market(mk.d, R, False, mk.positive))
+    return not _possible(cons + [r > 0 for r in R] + [z3.Or([v <= 0 for v in c])])
 
 
 def _possible(constraints: list[Any]) -> bool:
