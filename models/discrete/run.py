@@ -313,10 +313,16 @@ class Run:
         self.flush()
         if not self.chunks:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        users = np.concatenate([c[0] for c in self.chunks])
-        counts = np.concatenate([c[1] for c in self.chunks])
+        if len(self.chunks) == 1:
+            users, counts = self.chunks[0]
+        else:
+            users = np.concatenate([c[0] for c in self.chunks])
+            counts = np.concatenate([c[1] for c in self.chunks])
         # merge runs of one user split across chunks
-        start = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
+        new = users[1:] != users[:-1]
+        if new.all():
+            return users, counts
+        start = np.flatnonzero(np.r_[True, new])
         return users[start], np.add.reduceat(counts, start)
 
     def _solo_bound(self, i: int) -> int:
