@@ -19,3 +19,28 @@ else:
     settings.register_profile("fuzz", max_examples=25, deadline=None, derandomize=True,
                               suppress_health_check=_FUZZ_HEALTH)
     settings.register_profile("fuzz-slow", max_examples=600, deadline=None, suppress_health_check=_FUZZ_HEALTH)
+
+
+# A policy with no SMT encoding and no share function to trace (the
+# prover's "unknown with a reason" path): registered for one test.
+import pytest  # noqa: E402
+
+from models import Allocation, Instance  # noqa: E402
+from models.policy import POLICIES, Policy  # noqa: E402
+
+
+class _Opaque(Policy):
+    """A policy with no encoding and no share function to trace."""
+
+    name = "opaque-test-policy"
+
+    def solve(self, instance: Instance) -> Allocation:
+        raise NotImplementedError("never solved in these tests")
+
+
+@pytest.fixture
+def opaque():
+    """The registered name of a policy the prover cannot encode."""
+    POLICIES.register(_Opaque.name, _Opaque)
+    yield _Opaque.name
+    POLICIES.unregister(_Opaque.name)

@@ -4,7 +4,6 @@ unencodable policies, and ``prove``'s "unknown" with a reason."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,9 +11,7 @@ import z3
 
 from analyzer import prove
 from analyzer.cli import main
-from models import Instance, PolicyError
-from models.allocation import Allocation
-from models.policy import POLICIES, Policy
+from models import PolicyError
 from proofs.prover.encodings import (
     ENCODINGS,
     FACTORIES,
@@ -26,22 +23,6 @@ from proofs.prover.encodings import (
     register_unencodable,
 )
 from proofs.prover.symbolic import market
-
-
-class _Opaque(Policy):
-    """A policy with no encoding and no share function to trace."""
-
-    name = "opaque-test-policy"
-
-    def solve(self, instance: Instance) -> Allocation:
-        raise NotImplementedError("never solved in these tests")
-
-
-@pytest.fixture
-def opaque() -> Iterator[str]:
-    POLICIES.register(_Opaque.name, _Opaque)
-    yield _Opaque.name
-    POLICIES.unregister(_Opaque.name)
 
 
 def test_market_has_symbolic_weights_and_caps() -> None:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,25 +14,7 @@ from analyzer.searching.instance_stream import cell_key
 from analyzer.searching.result import SearchResult
 from analyzer.table import PropertyTable
 from analyzer.table_proofs import prove_cells
-from models import Instance, PolicyError
-from models.allocation import Allocation
-from models.policy import POLICIES, Policy
-
-
-class _Opaque(Policy):
-    """A policy with no encoding and no share function to trace."""
-
-    name = "opaque-table-test-policy"
-
-    def solve(self, instance: Instance) -> Allocation:
-        raise NotImplementedError("never solved in these tests")
-
-
-@pytest.fixture
-def opaque() -> Iterator[str]:
-    POLICIES.register(_Opaque.name, _Opaque)
-    yield _Opaque.name
-    POLICIES.unregister(_Opaque.name)
+from models import PolicyError
 
 
 def test_proved_for_positive_demands_refuted_with_zeros_outside_the_class() -> None:
