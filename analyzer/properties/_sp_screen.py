@@ -17,6 +17,7 @@ paying report numerically.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,6 +39,18 @@ Found = tuple[float, int, np.ndarray]
 #: (N, m), caps (N, n) and the group member each row belongs to; returns
 #: the tasks (N, n).
 Fill = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class KeyedFill:
+    """A :data:`Fill` with what identifies its numbers (the policy and mode
+    it fills for), so that margins it computed can be reused."""
+
+    key: tuple[str, str, str]
+    run: Fill
+
+    def __call__(self, D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return self.run(D, cap, Kc, b)
 
 #: Candidate reports per user that go to the exact re-check.
 KEEP = 3
@@ -209,7 +222,7 @@ def remembered_margin(inst: Instance, key: tuple[object, ...]) -> float | None:
 
 def fill_key(fill: Fill) -> object:
     """What identifies a fill's numbers: the policy and mode it fills for."""
-    return getattr(fill, "key", None)
+    return fill.key if isinstance(fill, KeyedFill) else None
 
 
 def grid_directions(prop: StrategyProofness, D: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -233,7 +246,7 @@ def grid_directions(prop: StrategyProofness, D: np.ndarray, R: np.ndarray) -> tu
     return S, np.all((S > 0) | ~need[:, None, :], axis=2)
 
 
-def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> Fill:
+def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
     """How a group's deviated instances are filled: one vectorised
     progressive filling for the filling family in the continuous setting
     (its members share their weights), otherwise the policy's batch
@@ -244,8 +257,7 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> Fill:
         def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
             return fill_shares(policy.shares_batch(D, cap), D, cap, w, Kc)[0]
 
-        filling.key = ("filling", policy.label, ev.mode)  # type: ignore[attr-defined]
-        return filling
+        return KeyedFill(("filling", policy.label, ev.mode), filling)
 
     def one_by_one(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = np.empty(D.shape[:2])
@@ -254,5 +266,4 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> Fill:
             out[sel] = numeric_many(ev, insts[k], demands=D[sel], caps=Kc[sel])
         return out
 
-    one_by_one.key = ("each", ev.policy.label, ev.mode)  # type: ignore[attr-defined]
-    return one_by_one
+    return KeyedFill(("each", ev.policy.label, ev.mode), one_by_one)
