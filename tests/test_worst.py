@@ -224,3 +224,17 @@ def test_envy_bounds_prove_envy_freeness_and_refuse_what_is_beaten() -> None:
     # leximin on task counts lets a user with small tasks be envied without bound: nothing is proved
     lex = worst_case("leximin-tasks", "envy", 2, 2, budget=30)
     assert lex.value > 1 and lex.bound is None
+
+
+def test_manipulation_gain_lie_keeps_machines_and_rescales_cap() -> None:
+    # the lied instance is the strategy-proofness screen's (one builder):
+    # machines and name survive, the liar's cap is in reported tasks
+    from analyzer.properties._lie_reports import lie_instance
+
+    inst = Instance.load("examples/paper_section_7_1.toml")
+    lie, cap = lie_instance(inst, 0, [Fraction(2), Fraction(10)])
+    assert cap is None and lie.machines == inst.machines and lie.name == inst.name
+    assert lie.demands_exact[0] == (Fraction(2), Fraction(10))
+    capped = inst.replace(max_tasks=[Fraction(3), None])
+    lie, cap = lie_instance(capped, 0, [Fraction(2), Fraction(5)])
+    assert cap == Fraction(6) and lie.max_tasks_exact == (Fraction(6), None)  # 3 * max(1/2, 10/5)

@@ -53,6 +53,21 @@ def report_caps(need: np.ndarray, reports: np.ndarray, caps: np.ndarray) -> np.n
         return np.where(np.isfinite(caps), caps * ratio, np.inf)
 
 
+def lie_instance(inst: Instance, i: int, report: list[Fraction]) -> tuple[Instance, Fraction | None]:
+    """The exact instance in which user ``i`` reports ``report``, and the
+    liar's reported cap ``k_i max_{j: d_ij > 0} d_ij / d'_j`` (the same true
+    tasks; ``None`` when uncapped). Machines, extensions and the name are
+    kept (:meth:`~models.Instance.replace`)."""
+    need = inst.demands_exact[i]
+    k = inst.max_tasks_exact[i]
+    cap = None if k is None else k * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
+    D = [list(row) for row in inst.demands_exact]
+    D[i] = list(report)
+    K = list(inst.max_tasks_exact)
+    K[i] = cap
+    return inst.replace(demands=D, max_tasks=K), cap
+
+
 def scaled_reports(inst: Instance, who: np.ndarray, S: np.ndarray) -> np.ndarray:
     """Reports ``d'_j = c s_j R_j`` from rows ``(s, log c)``, scaled so that
     at ``c = 1`` one reported task has the dominant share of one true task."""

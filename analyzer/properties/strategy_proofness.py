@@ -12,7 +12,7 @@ from models import Instance, Policy
 
 from ._batch import is_filling, numeric_batch
 from ._common import Evaluator, as_exact_str, leontief_tasks, per_resource, show
-from ._lie_reports import denominators, exact_report, simplex_grid
+from ._lie_reports import denominators, exact_report, lie_instance, simplex_grid
 from ._sp_screen import Group, fill_for, fill_key, remembered_margin
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -260,12 +260,7 @@ class StrategyProofness(Property):
         :func:`analyzer.prove` for a report an SMT solver constructed)."""
         need = inst.demands_exact[i]
         k = inst.max_tasks_exact[i]
-        cap = None if k is None else k * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
-        D = [list(row) for row in inst.demands_exact]
-        D[i] = report
-        K = list(inst.max_tasks_exact)
-        K[i] = cap
-        lie = inst.replace(demands=D, max_tasks=K)
+        lie, cap = lie_instance(inst, i, report)
         ye = ev.verified(lie)
         true = leontief_tasks(need, [ye[i] * r for r in report], k, ev.mode)
         if not ev.below(xe[i], true):

@@ -23,7 +23,14 @@ from models import Instance, Policy
 from models.errors import SolverError
 from models.tolerances import WORST_SHRINK_RTOL_LOOSE
 
-from ...properties._lie_reports import denominators, exact_report, report_caps, scaled_reports, simplex_grid
+from ...properties._lie_reports import (
+    denominators,
+    exact_report,
+    lie_instance,
+    report_caps,
+    scaled_reports,
+    simplex_grid,
+)
 from .base import MAX, Measure, Metric, exact_solve, numeric_solve, ratio, register_metric, tasks_of
 
 #: Simplex grid resolution by number of resources (about 10-15 directions).
@@ -128,7 +135,7 @@ class ManipulationGain(Metric):
             need = instance.demands_exact[i]
             for den in denominators():
                 rep = exact_report(instance, i, row, den, policy.scale_invariant)
-                lied = exact_solve(policy, _exact_lie(instance, i, rep))
+                lied = exact_solve(policy, lie_instance(instance, i, rep)[0])
                 got = tasks_of(lied)[i] * min(r / d for r, d in zip(rep, need, strict=True) if d > 0)
                 g = ratio(got, truth)
                 if float(g) > float(value):  # the best over the denominators (coarse ones lose gain)
@@ -138,14 +145,3 @@ class ManipulationGain(Metric):
                 value = 1.0
         return Measure(value, alloc.exact, alloc, detail)
 
-
-def _exact_lie(instance: Instance, i: int, report: list[Fraction]) -> Instance:
-    dem = [list(r) for r in instance.demands_exact]
-    need = dem[i]
-    dem[i] = list(report)
-    caps = list(instance.max_tasks_exact)
-    if (cap_i := caps[i]) is not None:  # the liar's cap in reported tasks: the same true tasks
-        caps[i] = cap_i * max(d / r for d, r in zip(need, report, strict=True) if d > 0)
-    return Instance.from_exact(list(instance.capacity_exact), dem, resources=instance.resources,
-                               users=instance.users, weights=list(instance.weights_exact),
-                               max_tasks=caps if instance.capped else None)
