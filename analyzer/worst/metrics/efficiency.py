@@ -20,7 +20,7 @@ import numpy as np
 from models import Instance, Policy
 from proofs.rational_lp import lp_max
 
-from .base import MIN, Measure, Metric, demands_of, exact_solve, numeric_solve, ratio, register_metric, tasks_of
+from .base import MIN, Measure, Metric, demands_of, exact_solve, numeric_solve, ratio, register_metric
 
 
 def _shares_per_task(instance: Instance) -> np.ndarray:
@@ -74,12 +74,10 @@ class Efficiency(Metric):
 
     def measure(self, policy: Policy, instance: Instance) -> Measure:
         alloc = exact_solve(policy, instance)
-        if alloc.exact:
-            d, R = demands_of(instance, exact=True)
-            s: list[Any] = [max(dij / rj for dij, rj in zip(row, R, strict=True)) for row in d]
-            welfare = sum((x * si for x, si in zip(tasks_of(alloc), s, strict=True)), Fraction(0))
-            best: Any = best_welfare_exact(instance)
+        welfare: Any
+        best: Any
+        if alloc.exact:  # the allocation's own dominant shares, summed
+            welfare, best = sum(alloc.dominant_shares_exact, Fraction(0)), best_welfare_exact(instance)
         else:
-            welfare = float(np.asarray(alloc.x) @ _shares_per_task(instance))
-            best = best_welfare(instance)
+            welfare, best = float(np.sum(alloc.dominant_shares)), best_welfare(instance)
         return Measure(ratio(welfare, best), alloc.exact, alloc, {"welfare": str(welfare), "best_welfare": str(best)})
