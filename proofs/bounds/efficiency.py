@@ -13,19 +13,15 @@ from typing import Any
 
 import z3
 
+from proofs.prover.encodings.alpha_fair import dominant_shares
+
 from . import BOUNDS, BoundEncoding
 
 
 def dominant_share_terms(mk: Any) -> tuple[list[Any], list[Any]]:
-    """``s_i = max_j d_ij / R_j`` as terms, with their defining constraints."""
-    if mk.unit and mk.dom is not None:
-        return [z3.RealVal(1)] * mk.n, []
-    s = [z3.Real(f"eff_s{i}") for i in range(mk.n)]
-    cons = []
-    for i in range(mk.n):
-        cons += [s[i] * mk.R[j] >= mk.d[i][j] for j in range(mk.m)]
-        cons.append(z3.Or([s[i] * mk.R[j] == mk.d[i][j] for j in range(mk.m)]))
-    return s, cons
+    """``s_i = max_j d_ij / R_j`` as terms, with their defining constraints
+    (FDS's utility of one task: :func:`proofs.prover.encodings.alpha_fair.dominant_shares`)."""
+    return dominant_shares(mk, "eff_")
 
 
 def efficiency_below(mk: Any, x: Sequence[Any], v: Fraction) -> list[Any]:
