@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bounded.space import Space
+
 
 @dataclass
 class DiscreteCellProof:
@@ -22,13 +24,10 @@ class DiscreteCellProof:
 
     Attributes
     ----------
-    max_users, max_resources, bound : int
-        The sizes and the bound asked for.
-    domain : str
-        ``"positive"`` or ``"zeros"`` (the cell's class).
-    weighted, capped : bool
-        Whether weights in ``1..K`` / caps in ``0..K`` or none were
-        enumerated (the cell's class).
+    space : Space
+        The largest size asked for (``users``, ``resources``), the bound and
+        the cell's class (zero demands, weights in ``1..K``, caps in
+        ``0..K`` or none).
     proved : list of (n, m)
         Sizes proved.
     failed : list of (n, m, reason)
@@ -38,12 +37,7 @@ class DiscreteCellProof:
         decided (every report / growth within the bound).
     """
 
-    max_users: int
-    max_resources: int
-    bound: int
-    domain: str = "positive"
-    weighted: bool = False
-    capped: bool = False
+    space: Space
     proved: list[tuple[int, int]] = field(default_factory=list)
     failed: list[tuple[int, int, str]] = field(default_factory=list)
     deviations: str = ""
@@ -59,27 +53,30 @@ class DiscreteCellProof:
         ``""`` when not proved at every size."""
         if not self.complete:
             return ""
-        words = [f"bound {self.bound}"] + [w for w, on in (("zeros", self.domain == "zeros"),
-                                                           ("weighted", self.weighted), ("capped", self.capped)) if on]
+        sp = self.space
+        words = [f"bound {sp.bound}"] + [w for w, on in (("zeros", sp.domain == "zeros"),
+                                                         ("weighted", sp.weighted), ("capped", sp.capped)) if on]
         return f"(proved: {', '.join(words)})"
 
     def text(self) -> str:
         """``"proved for n ≤ 2, m ≤ 2, every integer instance within the
         bound 4 (...)"`` or which sizes were proved and which not."""
-        K = self.bound
-        extra = [w for w, on in ((f"weights in 1..{K}", self.weighted), (f"caps in 0..{K} or none", self.capped)) if on]
-        scope = f"{self.domain} demands, " + (", ".join(extra) if extra else "unweighted, uncapped")
+        sp = self.space
+        K = sp.bound
+        extra = [w for w, on in ((f"weights in 1..{K}", sp.weighted), (f"caps in 0..{K} or none", sp.capped)) if on]
+        scope = f"{sp.domain} demands, " + (", ".join(extra) if extra else "unweighted, uncapped")
         scope += f"; deviations: {self.deviations}" if self.deviations else ""
         if self.complete:
-            return (f"proved for n ≤ {self.max_users}, m ≤ {self.max_resources}, every integer instance within "
-                    f"the bound {self.bound} (exhaustive; {scope})")
+            return (f"proved for n ≤ {sp.users}, m ≤ {sp.resources}, every integer instance within "
+                    f"the bound {K} (exhaustive; {scope})")
         done = ", ".join(f"{n}x{m}" for n, m in self.proved) or "no size"
         miss = ", ".join(f"{n}x{m} {s}" for n, m, s in self.failed)
-        return f"proved within the bound {self.bound} for {done} only; not proved: {miss}"
+        return f"proved within the bound {K} for {done} only; not proved: {miss}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"complete": self.complete, "max_users": self.max_users, "max_resources": self.max_resources,
-                "bound": self.bound, "domain": self.domain, "weighted": self.weighted, "capped": self.capped,
+        sp = self.space
+        return {"complete": self.complete, "max_users": sp.users, "max_resources": sp.resources,
+                "bound": sp.bound, "domain": sp.domain, "weighted": sp.weighted, "capped": sp.capped,
                 "proved": [list(s) for s in self.proved], "failed": [list(s) for s in self.failed],
                 "deviations": self.deviations, "mark": self.mark(), "text": self.text()}
 
@@ -106,12 +103,13 @@ def prove_discrete_cells(table: Any, max_users: int, max_resources: int, bound: 
         if cell.holds is not True or cell.mode != DISCRETE:
             continue
         cls = cell.instance_class
-        proof = DiscreteCellProof(max_users, max_resources, bound, "zeros" if cls.zeros else "positive",
-                                  bool(cls.weights), bool(cls.caps))
+        sp = Space(max_users, max_resources, bound, "zeros" if cls.zeros else "positive", bool(cls.weights),
+                   bool(cls.caps))
+        proof = DiscreteCellProof(sp)
         sizes = [(n, m) for n in range(2, max_users + 1) for m in range(1, max_resources + 1)]
         for k, (n, m) in enumerate(sizes):
-            r = prove_discrete(cell.policy, cell.property, n, m, bound=bound, domain=proof.domain,
-                               weighted=proof.weighted, capped=proof.capped, timeout=timeout, workers=workers,
+            r = prove_discrete(cell.policy, cell.property, n, m, bound=bound, domain=sp.domain,
+                               weighted=sp.weighted, capped=sp.capped, timeout=timeout, workers=workers,
                                scheduler=scheduler)
             if r.status == COUNTEREXAMPLE:
                 cell.counterexample, cell.found_in = r.counterexample, "prove"

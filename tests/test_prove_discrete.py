@@ -219,6 +219,19 @@ def test_cli_exit_codes(argv: list[str], code: int, capsys: pytest.CaptureFixtur
     assert ("PROVED" in out) == (code == 0) and ("within the bound" in out)
 
 
+@pytest.mark.parametrize(("argv", "head"), [
+    (["drf", "population-monotonicity"],
+     "population-monotonicity PROVED for drf (discrete) on every integer instance within the bound 2"),
+    (["drf", "envy-freeness"], "envy-freeness VIOLATED by drf (discrete; verified in exact arithmetic)"),
+    (["ceei", "envy-freeness"], "envy-freeness for ceei (discrete) within the bound 2: UNKNOWN (policy 'ceei'"),
+])
+def test_cli_head_line(argv: list[str], head: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The verdict's head line (shared with the SMT proofs:
+    ``prove.verdict_head``)."""
+    cli.main(["prove", *argv, "--bound", "2", "--discrete", "--workers", "1"])
+    assert capsys.readouterr().out.startswith(head)
+
+
 @pytest.mark.parametrize(("argv", "flag"), [
     (["--discrete"], "--bound"), (["--discrete", "--bound", "0"], "--bound"),
     (["--discrete", "--bound", "two"], "--bound"), (["--bound", "2"], "--bound"),

@@ -28,7 +28,10 @@ def test_cells_proved_or_refuted_within_the_bound() -> None:
 def test_proof_in_every_format() -> None:
     t = property_table(["drf"], ["population-monotonicity"], budget=2, seed=0, mode="discrete", workers=1)
     prove_discrete_cells(t, 2, 1, 2, workers=1)
-    assert t.to_dict()["cells"][0]["proof"]["mark"] == "(proved: bound 2)"
+    d = t.to_dict()["cells"][0]["proof"]
+    assert d["mark"] == "(proved: bound 2)"
+    assert (d["max_users"], d["max_resources"], d["bound"], d["domain"], d["weighted"], d["capped"]) == \
+        (2, 1, 2, "positive", False, False)
     assert "within the bound 2" in t.to_csv() and "within the bound 2" in t.to_markdown()
     assert "✓ (proved: bound 2)" in t.to_text()
 

@@ -205,6 +205,7 @@ def decide_lies(ctx: Context, point: Point) -> Hit | None:
         for r in reports(ctx.space, row):
             D = [list(u[0]) for u in point[1]]
             D[i] = list(r)
+            report = [Fraction(v) for v in r]
             pairs = set() if ctx.alone else _union(base, ties(ctx.share, inst, roles, demands=D))
             seen: set[tuple[Point, int]] = set()
             for perm, member in _members(ctx, point, pairs):
@@ -215,7 +216,6 @@ def decide_lies(ctx: Context, point: Point) -> Hit | None:
                 if lie_bound(point[0], row, r) <= ctx.tasks(member)[pos]:
                     continue
                 ctx.evaluations += 1
-                report = [Fraction(v) for v in r]
                 if sp.verify_report(ctx.ev, ctx.instance(member), ctx.tasks(member), pos, report) is not None:
                     return Hit("lie", member, (pos, r))
     return None
@@ -262,7 +262,7 @@ def violation(ctx: Context, hit: Hit) -> Violation | None:
     if hit.kind == "lie":
         sp = ctx.prop if isinstance(ctx.prop, StrategyProofness) else StrategyProofness()
         pos, r = hit.data
-        return sp.verify_report(fresh.ev, inst, fresh.ev.verified(inst), pos, list(r))
+        return sp.verify_report(fresh.ev, inst, fresh.ev.verified(inst), pos, [Fraction(v) for v in r])
     if hit.kind == "growth":
         return verify_growth(fresh, inst, hit.data[0], fresh.ev.verified(inst))
     return ctx.prop.check(ctx.policy, inst, DISCRETE)

@@ -62,17 +62,12 @@ def _resume_path(path: str | None) -> str | None:
 
 def discrete_text(r: Any) -> str:
     """The verdict of a discrete proof, the class and the counts."""
-    from .check import violation_text
+    from .prove import verdict_head
 
     a = r.assumptions
     within = f"within the bound {a['bound']}"
-    if r.status == "counterexample":
-        head = violation_text(r.counterexample) + f"found by exhaustive enumeration {within} ({a['class']})"
-    elif r.status == "proved":
-        head = f"{r.property} PROVED for {r.policy} (discrete) on every integer instance {within}\n({a['class']})"
-    else:
-        head = f"{r.property} for {r.policy} (discrete) {within}: UNKNOWN ({r.reason})"
-    lines = [head.rstrip("\n")]
+    lines = [verdict_head(r, f"found by exhaustive enumeration {within} ({a['class']})",
+                          f" (discrete) on every integer instance {within}\n({a['class']})", f" (discrete) {within}")]
     if "deviations" in a:
         lines.append(f"deviations: {a['deviations']}")
     if r.cases:

@@ -90,10 +90,24 @@ def proof_document(r: Any) -> Document:
                     data=r.to_dict, own={"text": lambda: text(r)})
 
 
-def text(r: Any) -> str:
-    """The verdict, the fragment and the cases, for a terminal."""
+def verdict_head(r: Any, found: str, proved: str, where: str) -> str:
+    """The head line of a proof's verdict: the violation and how it was
+    ``found``, ``"P PROVED for X"`` and ``proved`` (the scope), or
+    ``"P for X"``, ``where`` and ``": UNKNOWN (why)"`` (SMT and discrete
+    proofs alike)."""
     from .check import violation_text
 
+    if r.status == "counterexample":
+        head = violation_text(r.counterexample) + found
+    elif r.status == "proved":
+        head = f"{r.property} PROVED for {r.policy}{proved}"
+    else:
+        head = f"{r.property} for {r.policy}{where}: UNKNOWN ({r.reason})"
+    return head.rstrip("\n")
+
+
+def text(r: Any) -> str:
+    """The verdict, the fragment and the cases, for a terminal."""
     a = r.assumptions
     if "bound" in a:
         from ._prove_discrete import discrete_text
@@ -102,13 +116,9 @@ def text(r: Any) -> str:
     size = f"{r.users} users x {r.resources} resources"
     scope = (f"demands: {a['demands']}; capacities: any; weights: {a['weights']}; caps: {a['caps']}; "
              f"{a['setting']}")
-    if r.status == "counterexample":
-        head = violation_text(r.counterexample) + f"constructed by the SMT solver at {size} ({r.domain} demands)\n"
-    elif r.status == "proved":
-        head = f"{r.property} PROVED for {r.policy} on every instance with {size}\n({scope})\n"
-    else:
-        head = f"{r.property} for {r.policy} at {size}: UNKNOWN ({r.reason})\n"
+    head = verdict_head(r, f"constructed by the SMT solver at {size} ({r.domain} demands)",
+                        f" on every instance with {size}\n({scope})", f" at {size}")
     decided = sum(c.status != "unknown" for c in r.cases)
-    lines = [head.rstrip("\n"), f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
+    lines = [head, f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
     lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s){' ' + c.reason if c.reason else ''}" for c in r.cases]
     return "\n".join(lines) + "\n"
