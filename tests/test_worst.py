@@ -238,3 +238,19 @@ def test_manipulation_gain_lie_keeps_machines_and_rescales_cap() -> None:
     capped = inst.replace(max_tasks=[Fraction(3), None])
     lie, cap = lie_instance(capped, 0, [Fraction(2), Fraction(5)])
     assert cap == Fraction(6) and lie.max_tasks_exact == (Fraction(6), None)  # 3 * max(1/2, 10/5)
+
+
+def test_manipulation_gain_is_exact_only_when_every_lied_solve_is(monkeypatch) -> None:
+    """A float allocation of a lied instance makes the gain inexact, even when
+    the truthful allocation was exact."""
+    from analyzer.worst.metrics import manipulation_gain as mg
+    from models import get_policy
+
+    inst = Instance.from_dict({"resources": {"a": 50, "b": 50},
+                               "users": {"u0": {"demand": {"a": 10, "b": 1}}, "u1": {"demand": {"a": 9, "b": 17}}}})
+    policy, metric = get_policy("ceei"), get_metric("manipulation-gain")
+    assert metric.measure(policy, inst).exact
+    exact_solve = mg.exact_solve
+    monkeypatch.setattr(mg, "exact_solve",
+                        lambda p, i: exact_solve(p, i) if i is inst else solve(i, p))  # lies solved in floats
+    assert not metric.measure(policy, inst).exact

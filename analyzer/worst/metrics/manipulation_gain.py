@@ -130,18 +130,20 @@ class ManipulationGain(Metric):
         _, i, row = self.best_report(policy, instance)
         value: Any = Fraction(1)
         detail: dict[str, Any] = {}
+        exact = alloc.exact  # and every lied allocation's (a float among them is not exact)
         if row is not None:
             truth = tasks_of(alloc)[i]
             need = instance.demands_exact[i]
             for den in denominators():
                 rep = exact_report(instance, i, row, den, policy.scale_invariant)
                 lied = exact_solve(policy, lie_instance(instance, i, rep)[0])
+                exact = exact and lied.exact
                 got = tasks_of(lied)[i] * min(r / d for r, d in zip(rep, need, strict=True) if d > 0)
                 g = ratio(got, truth)
                 if float(g) > float(value):  # the best over the denominators (coarse ones lose gain)
                     value, detail = g, {"user": instance.users[i], "report": [str(v) for v in rep],
                                         "tasks_truthful": str(truth), "tasks_lying": str(got)}
-            if not alloc.exact and value == 1:
+            if not exact and value == 1:
                 value = 1.0
-        return Measure(value, alloc.exact, alloc, detail)
+        return Measure(value, exact, alloc, detail)
 
