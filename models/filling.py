@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -109,9 +110,13 @@ class FillingPolicy(Policy):
             )
         return c
 
-    def _coefficients_exact(self, instance: Instance) -> list[Fraction]:
-        D = np.array([[_fraction(v) for v in row] for row in instance.demands_exact], dtype=object)
-        R = np.array(list(instance.capacity_exact), dtype=object)
+    def _coefficients_exact(self, instance: Instance, demands: Sequence[Sequence[Any]] | None = None,
+                            capacity: Sequence[Any] | None = None) -> list[Fraction]:
+        """Exact shares per task; ``demands`` / ``capacity`` replace the
+        instance's (a deviated instance, without building it)."""
+        rows = instance.demands_exact if demands is None else demands
+        D = np.array([[_fraction(v) for v in row] for row in rows], dtype=object)
+        R = np.array([_fraction(v) for v in (instance.capacity_exact if capacity is None else capacity)], dtype=object)
         c = self.shares_for(instance, D, R)
         out = [_fraction(v) for v in np.asarray(c, dtype=object).reshape(-1)]
         if len(out) != instance.n or any(v < 0 for v in out):

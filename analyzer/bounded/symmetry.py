@@ -54,10 +54,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
-from fractions import Fraction
-from typing import Any, cast
-
-import numpy as np
+from typing import Any
 
 from models import Instance, Policy
 from models.discrete import LinearShare, get_discrete_policy
@@ -143,11 +140,7 @@ def ties(share: LinearShare | None, instance: Instance, roles: Sequence[Any] | N
     if share is None:
         return None
     D = [list(row) for row in (demands if demands is not None else instance.demands_exact)]
-    R = list(capacity if capacity is not None else instance.capacity_exact)
-    c = share.policy.shares_for(instance, np.array([[Fraction(cast(Any, v)) for v in row] for row in D], dtype=object),
-                                np.array([Fraction(cast(Any, v)) for v in R], dtype=object))
-    rates = [Fraction(ci) / w for ci, w in zip(np.asarray(c, dtype=object).reshape(-1), instance.weights_exact,
-                                               strict=True)]
+    rates = share.rates(instance, D, capacity)
     keys = list(zip(map(tuple, D), instance.weights_exact, instance.max_tasks_exact,
                     roles if roles is not None else [None] * instance.n, strict=True))
     return {(a, b) for a, b in itertools.combinations(range(instance.n), 2)

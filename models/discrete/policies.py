@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -132,12 +133,17 @@ class LinearShare(DiscretePolicy):
     def supports(self, instance: Instance) -> str | None:
         return self.policy.supports(instance)
 
-    def rates(self, instance: Instance) -> list[Fraction]:
-        if self._cache is not None and self._cache[0] is instance:
+    def rates(self, instance: Instance, demands: Sequence[Sequence[Any]] | None = None,
+              capacity: Sequence[Any] | None = None) -> list[Fraction]:
+        """Exact per-task key increments; ``demands`` / ``capacity`` replace
+        the instance's (a deviated instance, without building it)."""
+        plain = demands is None and capacity is None
+        if plain and self._cache is not None and self._cache[0] is instance:
             return self._cache[1]
-        c = self.policy._coefficients_exact(instance)
+        c = self.policy._coefficients_exact(instance, demands, capacity)
         out = [ci if w == 1 else ci / w for ci, w in zip(c, instance.weights_exact, strict=True)]
-        self._cache = (instance, out)
+        if plain:
+            self._cache = (instance, out)
         return out
 
     def key(self, state: FillState, i: int) -> Fraction:
