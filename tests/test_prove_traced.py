@@ -160,3 +160,22 @@ def test_traced_encoding_on_200_random_instances(mix: str) -> None:
                         inst.describe()
                     count += 1
     assert count >= 200
+
+
+def test_validate_asks_the_homogeneity_queries_once(users: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each call of _homogeneity_issue is n z3 validity queries (up to
+    # VALIDATE_TIMEOUT_MS each): a failing size must not ask them twice
+    from proofs.prover.encodings import traced
+
+    enc = get_encoding(_MyDrf.name)
+    assert enc.normalise == "max" and enc.validate is not None
+    calls: list[tuple[int, int]] = []
+
+    def issue(pol: object, n: int, m: int, domain: str) -> str:
+        calls.append((n, m))
+        return "scaling fails (stub)"
+
+    monkeypatch.setattr(traced, "_homogeneity_issue", issue)
+    why = enc.validate(2, 2, "positive")
+    assert why is not None and "scaling fails (stub) at 2x2" in why
+    assert calls == [(2, 2)]

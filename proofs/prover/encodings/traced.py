@@ -103,8 +103,10 @@ def _build(pol: Any, name: str) -> Encoding:
 
     def validate(n: int, m: int, domain: str) -> str | None:
         why = _validate(pol, name, n, m, domain)
-        if why is None and normalise is not None and _homogeneity_issue(pol, n, m, domain):
-            why = f"{name}: {_homogeneity_issue(pol, n, m, domain)} at {n}x{m} (one user's scale cannot be normalised)"
+        if why is None and normalise is not None:
+            issue = _homogeneity_issue(pol, n, m, domain)  # n z3 queries: asked once
+            if issue:
+                why = f"{name}: {issue} at {n}x{m} (one user's scale cannot be normalised)"
         return why
 
     formula.__doc__ = f"Progressive filling on the traced shares of {name}."
