@@ -179,3 +179,11 @@ def test_validate_asks_the_homogeneity_queries_once(users: None, monkeypatch: py
     why = enc.validate(2, 2, "positive")
     assert why is not None and "scaling fails (stub) at 2x2" in why
     assert calls == [(2, 2)]
+
+
+def test_symbolic_arrays_reflected_operators() -> None:
+    # number OP array (numpy's reflected methods) keeps the operand order
+    d = SymArray([z3.RealVal(2), z3.RealVal(5)])
+    got = [[Fraction(str(z3.simplify(t))) for t in arr.data]
+           for arr in (1 + d, 1 - d, 3 * d, 10 / d, d - 1, d / 4, -d, d ** 2)]
+    assert got == [[3, 6], [-1, -4], [6, 15], [5, 2], [1, 4], [Fraction(1, 2), Fraction(5, 4)], [-2, -5], [4, 25]]
