@@ -171,10 +171,10 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     setting are left alone.
 
     A counterexample the prover finds in the cell's class (re-verified:
-    exactly, or numerically for FDS/GFJ at finite ``beta != 1``) is one the search missed: the cell becomes a ✗ with it
-    (``found_in == "prove"``), and its proof is kept only when it says
-    which domain holds (proved with positive demands, refuted with
-    zeros). One with zero demands outside the class leaves the ✓ and is
+    exactly, or numerically for FDS/GFJ at finite ``beta != 1``) is one
+    the search missed: the cell becomes a ✗ with it (``found_in ==
+    "prove"``), and its proof is kept only when it says which domain
+    holds (proved with positive demands, refuted with zeros). One with zero demands outside the class leaves the ✓ and is
     shown in the proof (``"zeros ✗"``).
 
     Parameters
