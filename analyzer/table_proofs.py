@@ -174,8 +174,9 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     exactly, or numerically for FDS/GFJ at finite ``beta != 1``) is one
     the search missed: the cell becomes a ✗ with it (``found_in ==
     "prove"``), and its proof is kept only when it says which domain
-    holds (proved with positive demands, refuted with zeros). One with zero demands outside the class leaves the ✓ and is
-    shown in the proof (``"zeros ✗"``).
+    holds (proved with positive demands, refuted with zeros). One with
+    zero demands outside the class leaves the ✓ and is shown in the proof
+    (``"zeros ✗"``).
 
     Parameters
     ----------
