@@ -69,8 +69,10 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     Returns
     -------
     ProofResult
-        ``.status`` ``"proved"``, ``"counterexample"`` (exactly re-verified
-        ``.counterexample``) or ``"unknown"`` (``.reason``); ``.cases``;
+        ``.status`` ``"proved"``, ``"counterexample"`` (``.counterexample``
+        re-verified by the checker: exactly, or numerically with ``.note``
+        saying so for a policy without an exact solver, e.g. FDS/GFJ at a
+        finite ``beta != 1``) or ``"unknown"`` (``.reason``); ``.cases``;
         ``.assumptions``.
 
     Raises
@@ -230,6 +232,9 @@ def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int 
     cases = result.cases
     if found:
         result.status, result.counterexample = COUNTEREXAMPLE, found[0]
+        if not found[0].exact:
+            result.note = (f"witness confirmed numerically, not exactly: {result.policy} has no exact solver "
+                           "(floats, by the confirmation margins NUMERIC_CONFIRM_RTOL/ATOL)")
     elif len(cases) == planned and all(c.status == UNSAT for c in cases):
         result.status = PROVED
         if speaks_of is not None and speaks_of != result.resources:

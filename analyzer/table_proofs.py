@@ -29,7 +29,8 @@ class DomainProof:
     failed : list of (n, m, status)
         Sizes not proved: ``"unknown"``, or ``"skipped"`` after one.
     counterexample : Violation or None
-        An exactly re-verified counterexample the prover built.
+        A counterexample the prover built, re-verified by the checker
+        (exactly, or numerically where the policy has no exact solver).
     reason : str
         Why the first failed size is unknown.
     """
@@ -169,12 +170,13 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     cannot encode gets a proof that says why. Cells of the discrete
     setting are left alone.
 
-    A counterexample the prover finds in the cell's class (exactly
-    re-verified) is one the search missed: the cell becomes a ✗ with it
-    (``found_in == "prove"``), and its proof is kept only when it says
-    which domain holds (proved with positive demands, refuted with
-    zeros). One with zero demands outside the class leaves the ✓ and is
-    shown in the proof (``"zeros ✗"``).
+    A counterexample the prover finds in the cell's class (re-verified:
+    exactly, or numerically for FDS/GFJ at finite ``beta != 1``) is one
+    the search missed: the cell becomes a ✗ with it (``found_in ==
+    "prove"``), and its proof is kept only when it says which domain
+    holds (proved with positive demands, refuted with zeros). One with
+    zero demands outside the class leaves the ✓ and is shown in the proof
+    (``"zeros ✗"``).
 
     Parameters
     ----------

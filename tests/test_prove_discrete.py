@@ -304,5 +304,5 @@ def test_user_policy_gets_every_user_order() -> None:
     (name,) = load_policy_file(root / "examples" / "new_policy.py")
     assert linear_rates(get_policy(name)) is None and linear_rates(get_policy("drf")) is not None
     r = prove_discrete(name, "population-monotonicity", 2, 2, bound=2, workers=1)
-    assert r.status in ("proved", "counterexample")
+    assert r.status == "proved", r.reason  # exhaustive at bound 2, so deterministic
     assert r.assumptions["symmetry"] == "users"

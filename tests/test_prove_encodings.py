@@ -145,6 +145,7 @@ def test_prover_agrees_with_the_table(policy: str, prop: str, domain: str, statu
         assert v.property == prop and v.instance.n == 2 and v.instance.m == 2
         # re-verified exactly where the policy has an exact solver (finite-beta FDS/GFJ: numerically confirmed)
         assert v.exact == (policy not in ("fds", "gfj"))
+        assert ("confirmed numerically" in r.note) == (not v.exact), r.note  # the result says which
 
 
 @pytest.mark.parametrize(("policy", "prop"), [

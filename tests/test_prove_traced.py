@@ -160,3 +160,30 @@ def test_traced_encoding_on_200_random_instances(mix: str) -> None:
                         inst.describe()
                     count += 1
     assert count >= 200
+
+
+def test_validate_asks_the_homogeneity_queries_once(users: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each call of _homogeneity_issue is n z3 validity queries (up to
+    # VALIDATE_TIMEOUT_MS each): a failing size must not ask them twice
+    from proofs.prover.encodings import traced
+
+    enc = get_encoding(_MyDrf.name)
+    assert enc.normalise == "max" and enc.validate is not None
+    calls: list[tuple[int, int]] = []
+
+    def issue(pol: object, n: int, m: int, domain: str) -> str:
+        calls.append((n, m))
+        return "scaling fails (stub)"
+
+    monkeypatch.setattr(traced, "_homogeneity_issue", issue)
+    why = enc.validate(2, 2, "positive")
+    assert why is not None and "scaling fails (stub) at 2x2" in why
+    assert calls == [(2, 2)]
+
+
+def test_symbolic_arrays_reflected_operators() -> None:
+    # number OP array (numpy's reflected methods) keeps the operand order
+    d = SymArray([z3.RealVal(2), z3.RealVal(5)])
+    got = [[Fraction(str(z3.simplify(t))) for t in arr.data]
+           for arr in (1 + d, 1 - d, 3 * d, 10 / d, d - 1, d / 4, -d, d ** 2)]
+    assert got == [[3, 6], [-1, -4], [6, 15], [5, 2], [1, 4], [Fraction(1, 2), Fraction(5, 4)], [-2, -5], [4, 25]]

@@ -59,13 +59,16 @@ class ProofResult:
         ``"proved"``: every case is unsatisfiable, so the property holds on
         every instance of the encoded fragment (:attr:`assumptions`);
         ``"counterexample"``: a case is satisfiable and its witness was
-        re-verified exactly (:attr:`counterexample`); ``"unknown"``
+        re-verified by the checker (:attr:`counterexample`); ``"unknown"``
         otherwise (:attr:`reason` says why).
     policy, property : str
     users, resources : int
     domain : str
     counterexample : Violation or None
-        As :func:`analyzer.check` returns it, exactly re-verified.
+        As :func:`analyzer.check` returns it: exactly re-verified, or
+        (``.exact`` False, :attr:`note` saying so) numerically confirmed
+        for a policy without an exact solver (FDS/GFJ at finite ``beta !=
+        1``).
     cases : list of CaseResult
         How the proof was split, each case's answer and time.
     assumptions : dict

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import operator
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -79,37 +80,35 @@ def _reduce(op: Callable[[Any, Any], Any], a: Any, axis: Any) -> SymArray:
     return SymArray(out)
 
 
-def _add(a: Any, b: Any) -> Any:
-    return a + b
+def _binary(op: Callable[[Any, Any], Any]) -> tuple[Callable[[SymArray, Any], SymArray],
+                                                     Callable[[SymArray, Any], SymArray]]:
+    """The forward and reflected methods of ``op`` (``__add__``, ``__radd__``)."""
 
+    def forward(self: SymArray, o: Any) -> SymArray:
+        return _elementwise(op, self, o)
 
-def _sub(a: Any, b: Any) -> Any:
-    return a - b
+    def reflected(self: SymArray, o: Any) -> SymArray:
+        return _elementwise(op, o, self)
 
-
-def _mul(a: Any, b: Any) -> Any:
-    return a * b
-
-
-def _div(a: Any, b: Any) -> Any:
-    return a / b
+    return forward, reflected
 
 
 def _mean(a: Any, axis: Any = None) -> SymArray:
     data = _terms(a)
     count = data.size if axis is None else data.shape[int(axis)]
-    return _reduce(_add, data, axis) / count
+    return _reduce(operator.add, data, axis) / count
 
 
 #: numpy ufuncs a share function may call: elementwise op, and the
 #: reduction when ``ufunc.reduce`` is meaningful.
 _UFUNCS: dict[Any, Callable[[Any, Any], Any]] = {
-    np.add: _add, np.subtract: _sub, np.multiply: _mul, np.true_divide: _div, np.maximum: smax, np.minimum: smin,
+    np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul, np.true_divide: operator.truediv,
+    np.maximum: smax, np.minimum: smin,
 }
 #: numpy functions a share function may call.
 _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.max: lambda a, axis=None: _reduce(smax, a, axis), np.min: lambda a, axis=None: _reduce(smin, a, axis),
-    np.sum: lambda a, axis=None: _reduce(_add, a, axis), np.mean: _mean,
+    np.sum: lambda a, axis=None: _reduce(operator.add, a, axis), np.mean: _mean,
     np.shape: lambda a: _terms(a).shape, np.ndim: lambda a: _terms(a).ndim,
 }
 for _alias in ("amax", "amin"):
@@ -161,32 +160,13 @@ class SymArray:
         return SymArray(self.data.T)
 
     # ------------------------------------------------------- arithmetic
-    def __add__(self, o: Any) -> SymArray:
-        return _elementwise(_add, self, o)
-
-    def __radd__(self, o: Any) -> SymArray:
-        return _elementwise(_add, o, self)
-
-    def __sub__(self, o: Any) -> SymArray:
-        return _elementwise(_sub, self, o)
-
-    def __rsub__(self, o: Any) -> SymArray:
-        return _elementwise(_sub, o, self)
-
-    def __mul__(self, o: Any) -> SymArray:
-        return _elementwise(_mul, self, o)
-
-    def __rmul__(self, o: Any) -> SymArray:
-        return _elementwise(_mul, o, self)
-
-    def __truediv__(self, o: Any) -> SymArray:
-        return _elementwise(_div, self, o)
-
-    def __rtruediv__(self, o: Any) -> SymArray:
-        return _elementwise(_div, o, self)
+    __add__, __radd__ = _binary(operator.add)
+    __sub__, __rsub__ = _binary(operator.sub)
+    __mul__, __rmul__ = _binary(operator.mul)
+    __truediv__, __rtruediv__ = _binary(operator.truediv)
 
     def __neg__(self) -> SymArray:
-        return SymArray(np.frompyfunc(lambda a: -a, 1, 1)(self.data))
+        return SymArray(np.frompyfunc(operator.neg, 1, 1)(self.data))
 
     def __pos__(self) -> SymArray:
         return self
@@ -194,7 +174,8 @@ class SymArray:
     def __pow__(self, k: Any) -> SymArray:
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
             raise Untraceable(f"only whole non-negative powers are traced, got {k!r}")
-        return SymArray(np.frompyfunc(lambda a: functools.reduce(_mul, [a] * int(k), z3.RealVal(1)), 1, 1)(self.data))
+        power = np.frompyfunc(lambda a: functools.reduce(operator.mul, [a] * int(k), z3.RealVal(1)), 1, 1)
+        return SymArray(power(self.data))
 
     # ------------------------------------------------------- reductions
     def max(self, axis: Any = None) -> SymArray:
@@ -204,7 +185,7 @@ class SymArray:
         return _reduce(smin, self, axis)
 
     def sum(self, axis: Any = None) -> SymArray:
-        return _reduce(_add, self, axis)
+        return _reduce(operator.add, self, axis)
 
     def mean(self, axis: Any = None) -> SymArray:
         return _mean(self, axis)

@@ -74,6 +74,16 @@ def _dominant_shares(mk: Market, x: Sequence[Any], tag: str) -> tuple[list[Any],
     return y, cons
 
 
+def two_phase(mk: Market, x: Sequence[Any], share: Sequence[Any], first: Sequence[Any], tag: str) -> list[Any]:
+    """The family's two phases (:mod:`models.filling`): the users with
+    ``first[i]`` (z3 Booleans) fill on ``share`` first, saturation judged
+    on their usage alone; the others then share what is left by DRF
+    (dominant shares), the first ones frozen."""
+    dominant, cons = _dominant_shares(mk, x, tag)
+    load1 = [z3.Sum([z3.If(first[i], x[i] * mk.d[i][j], 0) for i in range(mk.n)]) for j in range(mk.m)]
+    return cons + bottleneck(mk, x, share, first, load1) + bottleneck(mk, x, dominant, [z3.Not(v) for v in first])
+
+
 def _aggregate_shares(mk: Market, x: Sequence[Any], tag: str) -> tuple[list[Any], list[Any]]:
     """``y_i = sum_j x_i d_ij / R_j``."""
     if mk.unit:

@@ -19,13 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import z3
-
 from models import get_policy
 
 from ..symbolic import Market
 from . import Encoding, register_encoding_factory
-from .filling import _dominant_shares, bottleneck
+from .filling import bottleneck, two_phase
 
 
 def column_filling(r: int) -> Callable[[Market, Sequence[Any], str], list[Any]]:
@@ -35,12 +33,7 @@ def column_filling(r: int) -> Callable[[Market, Sequence[Any], str], list[Any]]:
         share = [mk.d[i][r] / mk.R[r] * x[i] for i in range(mk.n)]
         if mk.positive:
             return bottleneck(mk, x, share)
-        first = [mk.d[i][r] > 0 for i in range(mk.n)]
-        dominant, cons = _dominant_shares(mk, x, f"{tag}sr")
-        load1 = [z3.Sum([z3.If(first[i], x[i] * mk.d[i][j], 0) for i in range(mk.n)]) for j in range(mk.m)]
-        cons += bottleneck(mk, x, share, first, load1)
-        cons += bottleneck(mk, x, dominant, [z3.Not(v) for v in first])
-        return cons
+        return two_phase(mk, x, share, [mk.d[i][r] > 0 for i in range(mk.n)], f"{tag}sr")
 
     formula.__doc__ = f"Two-phase max-min on the share of column {r}, then DRF."
     return formula

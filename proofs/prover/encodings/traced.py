@@ -36,7 +36,7 @@ from models.filling import FillingPolicy
 from ..symbolic import POSITIVE, ZEROS, Market, market
 from ..tracing import Untraceable, trace
 from . import FALLBACKS, Encoding, Unencodable
-from .filling import _dominant_shares, bottleneck
+from .filling import bottleneck, two_phase
 
 #: FillingPolicy methods a traced policy must not override: the encoding
 #: models the family's own filling on ``share_per_task``.
@@ -92,19 +92,14 @@ def _build(pol: Any, name: str) -> Encoding:
         share = [c[i] * x[i] for i in range(mk.n)]
         if _shares_positive(pol, mk.n, mk.m, POSITIVE if mk.positive else ZEROS):
             return bottleneck(mk, x, share)
-        # the family's two phases (models.filling): the users with a positive
-        # share fill first, saturation judged on their usage alone; the
-        # others then share what is left by DRF, the first ones frozen
-        first = [c[i] > 0 for i in range(mk.n)]
-        dominant, cons = _dominant_shares(mk, x, f"{tag}tr")
-        load1 = [z3.Sum([z3.If(first[i], x[i] * mk.d[i][j], 0) for i in range(mk.n)]) for j in range(mk.m)]
-        return (cons + bottleneck(mk, x, share, first, load1)
-                + bottleneck(mk, x, dominant, [z3.Not(v) for v in first]))
+        return two_phase(mk, x, share, [c[i] > 0 for i in range(mk.n)], f"{tag}tr")  # positive shares first
 
     def validate(n: int, m: int, domain: str) -> str | None:
         why = _validate(pol, name, n, m, domain)
-        if why is None and normalise is not None and _homogeneity_issue(pol, n, m, domain):
-            why = f"{name}: {_homogeneity_issue(pol, n, m, domain)} at {n}x{m} (one user's scale cannot be normalised)"
+        if why is None and normalise is not None:
+            issue = _homogeneity_issue(pol, n, m, domain)  # n z3 queries: asked once
+            if issue:
+                why = f"{name}: {issue} at {n}x{m} (one user's scale cannot be normalised)"
         return why
 
     formula.__doc__ = f"Progressive filling on the traced shares of {name}."
