@@ -85,3 +85,18 @@ def test_lazy_public_names_and_full_help() -> None:
     assert commands(build_parser()) >= {"solve", "search", "table", "policies"}
     assert commands(build_parser("solve")) == {"solve"}
     assert commands(build_parser("no-such-command")) == commands(build_parser())
+
+
+def test_import_analyzer_and_notebook_objects_load_no_heavy_module() -> None:
+    """``import analyzer``, ``solve`` with several policies (CEEI by Newton's
+    method) and the notebook views (repr, HTML) load neither cvxpy, numba,
+    matplotlib nor pandas: those wait for ``plot``, ``to_pandas`` and programs."""
+    code = (
+        "import sys, analyzer\n"
+        f"c = analyzer.solve({str(PAPER)!r}, ['drf', 'asset', 'ceei'])\n"
+        "repr(c); c._repr_html_(); repr(c['drf']); c['drf']._repr_html_()\n"
+        "print(sorted(m for m in ('cvxpy', 'numba', 'matplotlib', 'pandas') if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["[]"], r.stdout

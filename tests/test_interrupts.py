@@ -69,6 +69,11 @@ COMMANDS = {
 }
 
 
+#: Overall bound on waiting for readiness (a generous one: it only turns a
+#: run that never gets ready, which would otherwise hang the test, into a failure).
+READY_TIMEOUT: float = 120.0
+
+
 def _handler_installed(pid: int) -> bool:
     """Whether process ``pid`` catches SIGALRM, which only
     :func:`analyzer.interrupts.install` makes it do (Linux: the SigCgt
@@ -91,8 +96,14 @@ def _interrupt_each(runs: list[tuple[subprocess.Popen, float]]) -> None:
     """Wait until each run is ready (its handler installed, or it ended): an
     event, not a time; then Ctrl-C each ``delay`` seconds after that, the
     smallest delay first (each run is interrupted after at least its own)."""
+    give_up = time.monotonic() + READY_TIMEOUT
     for proc, _ in runs:
         while proc.poll() is None and not _handler_installed(proc.pid):
+            if time.monotonic() > give_up:  # stop every run (they never end on their own), then fail
+                for p, _ in runs:
+                    if p.poll() is None:
+                        os.killpg(p.pid, signal.SIGKILL)
+                raise AssertionError(f"no handler installed in {READY_TIMEOUT} s: {proc.args}")
             time.sleep(0.002)
     begin = time.monotonic()
     for proc, delay in sorted(runs, key=lambda r: r[1]):

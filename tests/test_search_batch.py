@@ -107,3 +107,20 @@ def test_strategy_proofness_grid_directions_equal_one_user_at_a_time() -> None:
     remembered = [prop.margin(pol, inst) for inst in insts]
     _MARGINS.clear()
     assert remembered == [prop.margin(pol, inst) for inst in insts]
+
+
+def test_strategy_proofness_margin_memo_stays_bounded_without_lookups(monkeypatch) -> None:
+    """Screens that never ask for a margin (a search's top-up, a table
+    without margins) do not keep every screened instance alive: the memo is
+    bounded when written, not only when read."""
+    from analyzer.properties import _sp_screen
+
+    monkeypatch.setattr(_sp_screen, "MARGIN_MEMO", 8)
+    _sp_screen._MARGINS.clear()
+    prop, pol = get_property("strategy-proofness"), get_policy("drf")
+    cell = make_cell("drf", "strategy-proofness", 400, 0, "zeros", "continuous")
+    insts = [inst for inst in (cell.at(p)[1] for p in range(120, 220)) if inst.m in (2, 3)]
+    for k in range(0, len(insts), 4):
+        prop.screen_many(pol, insts[k:k + 4], "continuous")
+        assert len(_sp_screen._MARGINS) <= 8 + 4
+    _sp_screen._MARGINS.clear()

@@ -143,8 +143,12 @@ def _interrupted_run(args: list[str], out: Path, kind: str, env: dict[str, str])
     proc = subprocess.Popen([sys.executable, "-c", GATED_CLI, kind, *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     marker = f'"type":"{kind}"'
+    give_up = time.monotonic() + 300  # generous: only a run that never streams the record fails (not hangs)
     while not (out.exists() and marker in out.read_text()):
         assert proc.poll() is None, proc.communicate()
+        if time.monotonic() > give_up:
+            proc.kill()
+            raise AssertionError(f"no {kind!r} record in {out} after 300 s: {proc.communicate()}")
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)

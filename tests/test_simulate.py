@@ -118,6 +118,17 @@ def test_invariants(seed: int, policy: str) -> None:
     assert shares.min() >= 0
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_timeline_shares_are_the_use_at_each_time(seed: int) -> None:
+    """timeline()'s shares (all users at once) equal usage_at at every event
+    time, for all users and for a reordered subset."""
+    r = simulate(random_workload(seed), "slots:slots=3")
+    reference = np.array([r.usage_at(t) / r.capacity for t in r.times])
+    np.testing.assert_array_equal(r.timeline()["shares"], reference)
+    subset = [r.users[-1], r.users[0]]
+    np.testing.assert_array_equal(r.timeline(subset)["shares"], reference[:, [len(r.users) - 1, 0]])
+
+
 def test_drf_never_overcommits_slots_do() -> None:
     # paper Section 7.2: 4 slots on <8 cpu, 6 GB>, tasks <2, 2>: 4 tasks on a node need 8 GB
     jobs = [{"user": "big", "tasks": 8, "demand": {"cpu": 2, "mem": 2}, "duration": 10}]

@@ -138,6 +138,8 @@ class Group:
         """Per member, the reports (gain, user, report row) whose true tasks
         beat the truth numerically."""
         b, who, S, gain = grid = self.grid()
+        if len(_MARGINS) > MARGIN_MEMO:  # bounded on every write (a search without margins never looks up)
+            _MARGINS.clear()
         for inst, mg in zip(self.insts, self.best_margins(grid).tolist(), strict=True):
             _MARGINS[id(inst)] = (inst, self.key, mg)
         if len(b) == 0:
@@ -213,8 +215,6 @@ def remembered_margin(inst: Instance, key: tuple[object, ...]) -> float | None:
     """The grid margin the last screens computed for this instance object
     with these settings, or ``None``."""
     hit = _MARGINS.get(id(inst))
-    if len(_MARGINS) > MARGIN_MEMO:
-        _MARGINS.clear()
     if hit is None or hit[0] is not inst or hit[1] != key:
         return None
     return hit[2]

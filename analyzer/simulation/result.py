@@ -171,14 +171,14 @@ class SimulationResult:
             return out
         names = list(self.users) if users is None else users
         lt, lu, lk, ld = self.log
-        shares = np.zeros((self.times.size, len(names), len(self.resources)))
-        for c, name in enumerate(names):
-            sel = lu == self.users.index(name)
-            cum = np.cumsum(lk[sel, None] * self.demands[ld[sel]], axis=0)
-            k = np.searchsorted(lt[sel], self.times, side="right") - 1
-            shares[:, c, :] = np.where(k[:, None] >= 0, cum[np.maximum(k, 0)] if cum.size else 0, 0) / self.capacity
+        # every user at once (no loop over users): each log entry counts from
+        # the first time at or after it, then a running sum over the times
+        first = np.searchsorted(self.times, lt, side="left")
+        use = np.zeros((self.times.size + 1, len(self.users), len(self.resources)), dtype=np.int64)
+        np.add.at(use, (first, lu), lk[:, None] * self.demands[ld])
+        cols = [self.users.index(name) for name in names]
         out["users"] = names
-        out["shares"] = shares
+        out["shares"] = np.cumsum(use[:-1, cols], axis=0) / self.capacity
         return out
 
     # ------------------------------------------------------------ notebooks
