@@ -257,3 +257,23 @@ def test_unused_optimisation_evaluations_go_back_to_the_stream():
     # its margin cannot spend its share; the stream makes up the budget
     r = search("drf", "bottleneck-fairness", budget=200, seed=0)
     assert r.holds is True and r.instances == 200
+
+
+def test_ctrl_c_before_a_worker_ignores_it_is_discarded(monkeypatch) -> None:
+    """A Ctrl-C that reaches a pool worker between its fork and its own
+    SIG_IGN is held (blocked across the fork) and discarded: the worker runs
+    (it used to die with a KeyboardInterrupt traceback of its start-up)."""
+    import os
+    import signal
+
+    from analyzer.searching import pool as pool_mod
+
+    real = pool_mod._ignore_sigint
+
+    def early() -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the worker's start-up, before it ignores Ctrl-C
+        real()
+
+    monkeypatch.setattr(pool_mod, "_ignore_sigint", early)
+    with pool_mod.process_pool(2) as pool:
+        assert pool.map_async(abs, [-1, -2]).get(timeout=120) == [1, 2]  # a bound on a hang, not a speed

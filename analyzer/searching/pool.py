@@ -63,6 +63,7 @@ def _ignore_sigint() -> None:
     of the screens are not printed (a spawned worker does not inherit the
     parent's warning filters)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by the parent across the fork
     warnings.simplefilter("ignore", RuntimeWarning)
 
 
@@ -81,7 +82,16 @@ def process_pool(workers: int) -> Iterator[Any]:
         yield None
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    pool = multiprocessing.get_context(method).Pool(workers, initializer=_ignore_sigint)
+    # Ctrl-C is blocked while the workers are made, so a worker cannot
+    # receive it between the fork and its own SIG_IGN (it would print a
+    # KeyboardInterrupt traceback of its start-up); the pool's maintenance
+    # threads, started here, keep the mask for the workers they replace.
+    # The parent receives a Ctrl-C held meanwhile once it is unblocked.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = multiprocessing.get_context(method).Pool(workers, initializer=_ignore_sigint)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     try:
         yield pool
     finally:
