@@ -66,9 +66,10 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("--scheduler: runs a table's cells; give --policies and --metrics")
     try:
         for m in _split(args.metrics) if table else [args.metric]:
-            if args.mode is not None and args.mode not in get_metric(m).modes:
-                raise UsageError(f"--mode: metric {m!r} is defined in the {' and '.join(get_metric(m).modes)} "
-                                 f"setting, got {args.mode!r}")
+            modes = get_metric(m).modes
+            if args.mode is not None and args.mode not in modes:
+                raise UsageError(f"--mode: metric {m!r} is defined in the {' and '.join(modes)} setting, "
+                                 f"got {args.mode!r}")
     except UnknownNameError as exc:
         raise UsageError(str(exc)) from None
     for p in _split(args.policies) if table else [args.policy]:
