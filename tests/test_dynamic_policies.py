@@ -245,3 +245,13 @@ def test_cli_dynamic(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dynamic", "examples/paper_two_users.toml", "--policy", "yarn"]) == 2
     assert capsys.readouterr().err.strip() == ("fairalloc: error: policy 'yarn' is defined for whole tasks only: "
                                                "it has no dynamic run")
+
+
+def test_dynamic_run_html_is_bounded_for_many_users() -> None:
+    from models.display import HTML_MAX_ROWS
+
+    rng = np.random.default_rng(1)
+    inst = Instance.from_arrays(np.ones(2) * 50, rng.integers(1, 9, size=(90, 2)).astype(float))
+    html = dynamic_run(inst, "dynamic-drf")._repr_html_()
+    assert f"the first {HTML_MAX_ROWS} of 90 users" in html and "50 more rows" in html
+    assert html.count("<tr>") == HTML_MAX_ROWS + 2  # header, rows shown, the row saying how many more

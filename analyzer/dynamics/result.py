@@ -16,7 +16,7 @@ import numpy as np
 
 from models import Allocation, Instance, Policy, PolicyError, get_policy
 from models.allocation import exact_str, put_exact
-from models.display import html_table, short_repr, to_frame
+from models.display import HTML_MAX_ROWS, html_table, short_repr, to_frame
 
 from .trajectory import Steps, steps
 
@@ -124,13 +124,18 @@ class DynamicRun:
         return to_frame(COLUMNS, self.rows(), "DynamicRun.to_pandas()")
 
     def _repr_html_(self) -> str:
-        users = self.instance.users
-        head = ["step", "arrives", *users]
-        vals = self.steps.values()
-        body = [[k, users[k - 1], *(_plain(vals[k - 1][i]) if i < k else "" for i in range(self.n))]
-                for k in range(1, self.n + 1)]
+        """Tasks after each arrival, a row per step (the first
+        :data:`~models.display.HTML_MAX_ROWS` steps and users shown)."""
+        shown = min(self.n, HTML_MAX_ROWS)  # never build 10^3 x 10^3 cells to show 40 x 40
+        users = self.instance.users[:shown]
+        xs = self.steps.x_exact if self.exact else None
+        body = [[k, self.instance.users[k - 1],
+                 *(_plain(xs[k - 1][i] if xs is not None else self.steps.x[k - 1, i]) if i < k else ""
+                   for i in range(shown))] for k in range(1, shown + 1)]
         caption = f"{self.policy}: tasks after each arrival" + (" (exact)" if self.exact else "")
-        return html_table(head, body, caption)
+        if shown < self.n:
+            caption += f"; the first {shown} of {self.n} users"
+        return html_table(["step", "arrives", *users], body, caption, total=self.n)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: the instance and, per step, the tasks of the
