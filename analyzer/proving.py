@@ -34,13 +34,14 @@ Verifier = Callable[[str, Instance, dict[str, Any]], "Violation | None"]
 VERIFIERS: Registry[Verifier] = Registry("witness verifier")
 
 
-#: The settings :func:`prove` decides.
-SETTINGS: tuple[str, ...] = ("continuous", "discrete")
+#: The settings :func:`prove` decides (``"dynamic"``: users arrive in
+#: order, the properties of Kash, Procaccia and Shah, JAIR 51, 2014).
+SETTINGS: tuple[str, ...] = ("continuous", "discrete", "dynamic")
 
 
 def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, domain: str = "positive",
           weighted: bool = False, capped: bool = False, setting: str = "continuous", bound: int | None = None,
-          timeout: float = 60, workers: int | None = None) -> Any:
+          timeout: float = 60, workers: int | None = None, mode: str | None = None) -> Any:
     """Prove or refute that ``policy`` has ``property`` on every instance
     with ``users`` users and ``resources`` resources.
 
@@ -58,9 +59,9 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     weighted, capped : bool
         Any weights ``w_i > 0`` / task caps (the checker's weighted
         definitions, Ghodsi et al., NSDI 2011, Section 4.3).
-    setting, bound : {"continuous", "discrete"}, int or None
+    setting, bound : {"continuous", "discrete", "dynamic"}, int or None
         ``"discrete"``: every integer instance with entries in ``1..bound``
-        (:mod:`analyzer.proving_discrete`; ``bound`` only there).
+        (:mod:`analyzer.proving_discrete`; ``bound`` only there); ``mode`` is ``setting`` as ``check`` names it.
     timeout : float
         Wall-clock seconds for the whole proof.
     workers : int or None
@@ -89,7 +90,7 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     ('counterexample', True)
     """
     from proofs.prover.symbolic import DOMAINS
-    _validate_class(setting, bound, weighted, capped)
+    setting = _setting(setting, mode, property, bound, weighted, capped)
     if setting == "discrete":
         return _discrete()(policy, property, users, resources, bound=bound, domain=domain, weighted=weighted,
                            capped=capped, timeout=timeout, workers=workers)
@@ -97,7 +98,23 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
 
     pol, prop = get_policy(policy).label, get_property(property).name
     _validate(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
-    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped)
+    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped, setting)
+
+
+def _setting(setting: str, mode: str | None, prop: str, bound: Any, weighted: Any, capped: Any) -> str:
+    """The setting asked for (``mode`` names it as ``check`` does), checked
+    with the class (:func:`_validate_class`): one the property is defined
+    in (a dynamic property in the dynamic setting only, the others outside
+    it; :mod:`proofs.prover.encodings.dynamic` encodes the dynamic steps)."""
+    from .properties.base import require_defined
+
+    if mode is not None:
+        if setting != "continuous" and setting != mode:
+            raise PolicyError(f"mode: {mode!r} contradicts setting={setting!r} (give one of them)")
+        setting = mode
+    _validate_class(setting, bound, weighted, capped)
+    require_defined(get_property(prop), setting)
+    return setting
 
 
 def _discrete() -> Callable[..., Any]:
@@ -122,7 +139,7 @@ def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> Non
 
 
 def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, timeout: float,
-               workers: int | None, weighted: bool = False, capped: bool = False) -> Any:
+               workers: int | None, weighted: bool = False, capped: bool = False, setting: str = "continuous") -> Any:
     """:func:`prove` on validated arguments: solve the cases, re-verify
     each satisfiable case's witness exactly, and conclude (status
     ``"unknown"`` with the reason when the policy or the class cannot be
@@ -139,9 +156,9 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         enc = get_encoding(pol)
     except Unencodable as e:
         result.reason = str(e)
-        result.assumptions = assumptions(users, resources, domain, None, 0, weighted, capped)
+        result.assumptions = assumptions(users, resources, domain, None, 0, weighted, capped, setting)
         return result
-    result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped)
+    result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped, setting)
     why = (enc.covers(weighted, capped) or neg.covers(weighted, capped)
            or (enc.validate(users, resources, domain) if enc.validate else None)
            or encoding_mismatch(pol, enc, users, resources, domain, weighted, capped))
@@ -262,7 +279,7 @@ def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: An
 
 
 def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, weighted: bool = False,
-                capped: bool = False) -> dict[str, Any]:
+                capped: bool = False, setting: str = "continuous") -> dict[str, Any]:
     """The encoded fragment, in words."""
     import z3
 
@@ -275,7 +292,8 @@ def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, 
         "capacities": "any > 0 (normalised to 1: the policies and properties are invariant under scaling a resource)",
         "user scale normalisation": scale,
         "weights": "any > 0" if weighted else "equal (unweighted)",
-        "caps": "any task caps >= 0 or none" if capped else "none", "setting": "continuous tasks",
+        "caps": "any task caps >= 0 or none" if capped else "none",
+        "setting": "dynamic: users arrive in order, continuous tasks" if setting == "dynamic" else "continuous tasks",
         "solver": f"z3 {z3.get_version_string()}, exact real arithmetic",
         "cases": cases,
     }
@@ -319,7 +337,7 @@ def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any]
     inst, extra = witness_instance(witness, scale_users)
     if prop in VERIFIERS:
         return VERIFIERS.get(prop)(policy, inst, extra)
-    return check(policy, inst, prop)
+    return check(policy, inst, prop, mode="dynamic" if "dynamic" in get_property(prop).modes else "continuous")
 
 
 @VERIFIERS.register("strategy-proofness")
@@ -341,3 +359,23 @@ def _growth(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | N
     grown = ", ".join(f"{r} {show(c)}" for r, c in zip(inst.resources, cap, strict=True))
     return ResourceMonotonicity().verify_growth(ev, inst, ev.verified(inst), cap,
                                                 f"when the capacities grow to {grown}")
+
+
+@VERIFIERS.register("dynamic-strategy-proofness")
+def _dynamic_lie(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None:
+    """The report tried by every user in turn (the SMT witness does not say
+    who lies), verified on the exact deviated instance, every step."""
+    from .properties._dynamic import DynamicEvaluator
+    from .properties.dynamic_strategy_proofness import DynamicStrategyProofness
+
+    ev = DynamicEvaluator(policy)
+    xe = ev.verified(inst)
+    prop = DynamicStrategyProofness()
+    for i in range(inst.n):
+        need = inst.demands_exact[i]
+        if any(d > 0 and r == 0 for d, r in zip(need, extra["report"], strict=True)):
+            continue  # that user needs a resource the report leaves out: not its lie
+        v = prop.verify_report(ev, inst, xe, i, list(extra["report"]))
+        if v is not None:
+            return v
+    return None

@@ -162,8 +162,8 @@ def proof_dict(proof: CellProof | None) -> dict[str, Any]:
 
 def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float = 60,
                 workers: int | None = None) -> None:
-    """Attach a :class:`CellProof` to every continuous ✓ cell of ``table``
-    (``table.proofs``): each size up to ``max_users x max_resources`` in
+    """Attach a :class:`CellProof` to every continuous or dynamic ✓ cell of
+    ``table`` (``table.proofs``): each size up to ``max_users x max_resources`` in
     increasing order, in the positive domain and then with zero demands,
     with weights / caps when the cell's class has them, stopping in a
     domain at the first size not proved. A policy or property the prover
@@ -188,13 +188,13 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     KeyboardInterrupt
         On Ctrl-C; the cells proved so far keep their proofs.
     """
-    from .properties.base import CONTINUOUS
+    from .properties.base import CONTINUOUS, DYNAMIC
 
     for key, cell in table.cells.items():
-        if cell.holds is not True or cell.mode != CONTINUOUS:
+        if cell.holds is not True or cell.mode not in (CONTINUOUS, DYNAMIC):
             continue
         proof = prove_cell(cell.policy, cell.property, max_users, max_resources, cell.instance_class, timeout,
-                           workers)
+                           workers, cell.mode)
         found = [proof.domains[d].counterexample for d in proof.in_class
                  if d in proof.domains and proof.domains[d].counterexample is not None]
         if found:
@@ -204,7 +204,7 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
 
 
 def prove_cell(policy: str, prop: str, max_users: int, max_resources: int, instance_class: Any = None,
-               timeout: float = 60, workers: int | None = None) -> CellProof:
+               timeout: float = 60, workers: int | None = None, mode: str = "continuous") -> CellProof:
     """One cell proved at every size up to ``max_users x max_resources``,
     with positive demands and then with zeros (not after a counterexample
     with positive demands, which is one with zeros allowed too), weighted
@@ -215,7 +215,7 @@ def prove_cell(policy: str, prop: str, max_users: int, max_resources: int, insta
     cls = InstanceClass.parse(instance_class)
     proof = CellProof(max_users, max_resources, weighted=cls.weights, capped=cls.caps, zeros=cls.zeros)
     for domain in DOMAIN_ORDER:
-        dp = _prove_domain(policy, prop, proof, domain, timeout, workers)
+        dp = _prove_domain(policy, prop, proof, domain, timeout, workers, mode)
         proof.domains[domain] = dp
         if dp.counterexample is not None:
             break
@@ -236,7 +236,7 @@ def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[in
 
 
 def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout: float,
-                  workers: int | None) -> DomainProof:
+                  workers: int | None, mode: str = "continuous") -> DomainProof:
     """The cell proved size by size in one domain."""
     from proofs.prover.driver import INTERRUPTED
     from proofs.prover.result import COUNTEREXAMPLE, PROVED
@@ -250,7 +250,7 @@ def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout
         return dp
     for k, (n, m) in enumerate(sizes):
         r = prove(policy, prop, n, m, domain=domain, weighted=proof.weighted, capped=proof.capped,
-                  timeout=timeout, workers=workers)
+                  timeout=timeout, workers=workers, mode=mode)
         if any(c.reason == INTERRUPTED for c in r.cases):  # Ctrl-C: the proofs so far stay in the table
             raise KeyboardInterrupt
         if r.status == COUNTEREXAMPLE and r.counterexample is not None:

@@ -28,8 +28,9 @@ def register(sub: Any) -> None:
     add_file_argument(p)
     p.add_argument("--policy", required=True, help="policy name (see `fairalloc policies`)")
     p.add_argument("--property", required=True, help="property name (see `fairalloc properties`)")
-    p.add_argument("--mode", choices=("continuous", "discrete"), default="continuous",
-                   help="continuous tasks (default) or whole tasks by progressive filling")
+    p.add_argument("--mode", choices=("continuous", "discrete", "dynamic"), default="continuous",
+                   help="continuous tasks (default), whole tasks by progressive filling, or dynamic "
+                        "(users arrive in the file's order)")
     add_format_option(p)
     add_solver_options(p)
     p.set_defaults(run=run)

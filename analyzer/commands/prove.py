@@ -43,6 +43,8 @@ def register(sub: Any) -> None:
     p.add_argument("--capped", action="store_true", help="any task caps k_i >= 0 (or none)")
     p.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds for the whole proof (default: 60)")
     p.add_argument("--workers", type=int, default=None, help="processes solving cases in parallel (default: CPUs)")
+    p.add_argument("--mode", choices=("continuous", "dynamic"), default="continuous",
+                   help="setting (default: continuous; dynamic: users arrive in order, the dynamic-* properties)")
     p.add_argument("--discrete", action="store_true",
                    help="the discrete setting: every integer instance within --bound, checked exhaustively")
     p.add_argument("--bound", type=str, default=None, metavar="K",
@@ -61,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     from ..proving import prove
 
     if args.discrete:
+        if args.mode != "continuous":
+            raise UsageError(f"--mode {args.mode}: not with --discrete")
         from ._prove_discrete import run_discrete
 
         return run_discrete(args)
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, flag) is not None:
             raise UsageError(f"--{flag}: only with --discrete")
     r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain, weighted=args.weighted,
-              capped=args.capped, timeout=args.timeout, workers=args.workers)
+              capped=args.capped, timeout=args.timeout, workers=args.workers, mode=args.mode)
     write_out(render(proof_document(r), args.format))
     if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
         return fail("interrupted: the cases decided so far are listed above", EXIT_INTERRUPTED)

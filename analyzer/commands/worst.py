@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("worst", help="search for the worst instance of a metric (efficiency, envy, ...)")
     p.add_argument("policy", nargs="?", help="policy name (see `fairalloc policies`)")
     p.add_argument("metric", nargs="?",
-                   help="efficiency, manipulation-gain, envy, sharing-incentive or utilization")
+                   help="efficiency, manipulation-gain, envy, sharing-incentive, utilization or dynamic-maxmin")
     p.add_argument("--policies", default=None, help="comma-separated policies: a table of worst values")
     p.add_argument("--metrics", default=None, help="comma-separated metrics for the table")
     p.add_argument("--users", type=int, default=2, help="number of users n (default: 2)")
@@ -30,6 +30,8 @@ def register(sub: Any) -> None:
     p.add_argument("--domain", choices=("positive", "zeros"), default="positive",
                    help="demand entries all > 0 (default) or zeros allowed")
     p.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per search")
+    p.add_argument("--mode", choices=("continuous", "dynamic"), default=None,
+                   help="setting of the metric (default: the metric's; dynamic: users arrive in row order)")
     p.add_argument("--bound", choices=("auto", "yes", "no"), default="auto",
                    help="prove a bound with the SMT prover (auto: at users x resources <= 4)")
     p.add_argument("--save", default=None, metavar="FILE.toml", help="write the worst instance as a scenario file")
@@ -64,7 +66,10 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("--scheduler: runs a table's cells; give --policies and --metrics")
     try:
         for m in _split(args.metrics) if table else [args.metric]:
-            get_metric(m)
+            modes = get_metric(m).modes
+            if args.mode is not None and args.mode not in modes:
+                raise UsageError(f"--mode: metric {m!r} is defined in the {' and '.join(modes)} setting, "
+                                 f"got {args.mode!r}")
     except UnknownNameError as exc:
         raise UsageError(str(exc)) from None
     for p in _split(args.policies) if table else [args.policy]:
@@ -89,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with quiet_numeric_warnings():
             r = worst_case(args.policy, args.metric, args.users, args.resources, seed=args.seed, budget=budget,
-                           domain=args.domain, timeout=args.timeout, bound=bound, progress=tick)
+                           domain=args.domain, timeout=args.timeout, bound=bound, progress=tick, mode=args.mode)
     finally:
         bar.close()
     if args.save:

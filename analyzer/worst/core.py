@@ -35,9 +35,17 @@ def check_size(users: int, resources: int, domain: str) -> None:
         raise ValueError(f"domain: must be one of {', '.join(DOMAINS)}, got {domain!r}")
 
 
+def check_mode(metric: Metric, mode: str | None) -> None:
+    """Raises ValueError when ``mode`` is not one of the metric's settings."""
+    if mode is not None and mode not in metric.modes:
+        raise ValueError(f"mode: metric {metric.name!r} is defined in the {' and '.join(metric.modes)} setting, "
+                         f"got {mode!r}")
+
+
 def worst_case(policy: str | Policy, metric: str | Metric, users: int = 2, resources: int = 2, *, seed: int = 0,
                budget: int | None = None, domain: str = "positive", timeout: float | None = None,
-               bound: bool | None = None, progress: Callable[[int, float], None] | None = None) -> WorstCase:
+               bound: bool | None = None, progress: Callable[[int, float], None] | None = None,
+               mode: str | None = None) -> WorstCase:
     """The worst value of ``metric`` under ``policy`` over instances with
     ``users`` users and ``resources`` resources.
 
@@ -46,8 +54,9 @@ def worst_case(policy: str | Policy, metric: str | Metric, users: int = 2, resou
     policy : str or Policy
         A registered policy (``"drf"``, ``"fds:beta=2"``, a ``--policy-file`` one).
     metric : str or Metric
-        ``efficiency``, ``manipulation-gain``, ``envy``, ``sharing-incentive``
-        or ``utilization`` (see :mod:`analyzer.worst.metrics`).
+        ``efficiency``, ``manipulation-gain``, ``envy``, ``sharing-incentive``,
+        ``utilization`` or, in the dynamic setting, ``dynamic-maxmin`` (see
+        :mod:`analyzer.worst.metrics`).
     seed : int
         Same seed and budget, same result.
     budget : int, optional
@@ -61,6 +70,8 @@ def worst_case(policy: str | Policy, metric: str | Metric, users: int = 2, resou
         small sizes (``users * resources <= 4``), where it is quick.
     progress : callable, optional
         ``progress(evaluations, best value)`` after each evaluation.
+    mode : {"continuous", "dynamic"}, optional
+        One of the metric's settings (default: its first; dynamic: users arrive in row order).
 
     Returns
     -------
@@ -71,7 +82,7 @@ def worst_case(policy: str | Policy, metric: str | Metric, users: int = 2, resou
     Raises
     ------
     ValueError
-        For a bad size, budget or domain.
+        For a bad size, budget, domain or mode.
 
     Examples
     --------
@@ -81,6 +92,7 @@ def worst_case(policy: str | Policy, metric: str | Metric, users: int = 2, resou
     """
     check_size(users, resources, domain)
     pol, met = get_policy(policy), get_metric(metric)
+    check_mode(met, mode)
     budget = met.default_budget if budget is None else budget
     if budget < 1:
         raise ValueError(f"budget: must be >= 1, got {budget}")

@@ -70,6 +70,9 @@ class Metric(ABC):
     #: How much less bad (relative) a shrunk instance may be than the
     #: optimiser's (:mod:`analyzer.worst.certify`).
     shrink_rtol: ClassVar[float] = WORST_SHRINK_RTOL
+    #: The settings the metric is defined in (``"dynamic"``: users arrive in
+    #: row order; :func:`~analyzer.worst.core.worst_case`'s ``mode``).
+    modes: ClassVar[tuple[str, ...]] = ("continuous",)
 
     @abstractmethod
     def evaluate(self, policy: Policy, instance: Instance) -> float:
