@@ -162,13 +162,17 @@ def compiled_before(kernel: Callable[..., Any], helpers: Sequence[Callable[..., 
         return False
 
 
+_MISSING: list[bool] = [False]  # numba failed to import once: it will not appear later
+
+
 def numba_available() -> bool:
     """True when numba can be imported and is not disabled (imports it)."""
-    if os.environ.get("FAIRALLOC_NO_NUMBA"):
+    if os.environ.get("FAIRALLOC_NO_NUMBA") or _MISSING[0]:
         return False
     try:
         import numba  # noqa: F401
     except ImportError:
+        _MISSING[0] = True
         return False
     return True
 

@@ -8,8 +8,9 @@ cache costs more (about 0.7 s) than a small run takes as Python, and the
 first compilation of an installation takes seconds. So each entry point
 measures its work (the kernel's own unit: placements for the discrete
 engine, events and decisions for the simulator) and asks
-:func:`runs_compiled`: below :data:`COMPILE_MIN_WORK` of its kind the
-Python form runs and numba is not even imported (unless this process
+:func:`runs_compiled`: below :data:`COMPILE_MIN_WORK` of its kind (with
+the work the process has run as Python so far: many small calls add up)
+the Python form runs and numba is not even imported (unless this process
 has loaded the compiled kernel already: then it runs compiled).
 
 Above it, the first compiled run of an installation compiles every
@@ -28,8 +29,8 @@ the timings a run reports (the simulator's ``seconds``).
 
 Examples
 --------
->>> runs_compiled("first-fit", 10)  # a small run: Python, numba not imported
-False
+>>> KERNELS.get("first-fit").work  # its unit of work: a threshold in COMPILE_MIN_WORK
+'placements'
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ class Kernel:
 KERNELS: Registry[Kernel] = Registry("compiled kernel", lazy=("models._fill_kernel", "models.variants._mesos_offers"))
 
 _FORMS: dict[str, Callable[..., Any]] = {}
+#: Work run as Python with the kernels of each kind in this process (:func:`runs_compiled`).
+_PYTHON_WORK: dict[str, float] = {}
 _SECONDS = [0.0]
 _LOCK = threading.RLock()
 _ENTRY_POINTS_LOADED = [False]
@@ -101,13 +104,23 @@ def register_kernel(name: str, function: Callable[..., Any], helpers: tuple[Call
     KERNELS.register(name, Kernel(function, helpers, sample, work, runtime))
 
 
-def runs_compiled(name: str, work: float) -> bool:
-    """Whether kernel ``name`` should run compiled for ``work`` units of
-    its kind: numba available (only then imported), and the work at least
-    :data:`COMPILE_MIN_WORK` or the kernel already loaded by this process
-    (nothing left to pay for)."""
-    if name not in _FORMS and work < COMPILE_MIN_WORK[KERNELS.get(name).work]:
-        return False
+def runs_compiled(name: str, work: float, *, tally: bool = True) -> bool:
+    """Whether kernel ``name`` should run compiled for ``work`` more units
+    of its kind: numba available (only then imported) and either the
+    kernel loaded by this process already (nothing left to pay for) or
+    the work at least :data:`COMPILE_MIN_WORK`. With ``tally`` the work
+    this process has run as Python with kernels of that kind counts too,
+    and a ``False`` adds ``work`` to it: many small calls add up (a
+    simulation under a production variant runs an offer round per
+    scheduling round). ``tally=False``: ``work`` is the whole run's (the
+    simulator measures its own)."""
+    kind = KERNELS.get(name).work
+    if name not in _FORMS:
+        done = _PYTHON_WORK.get(kind, 0.0) if tally else 0.0
+        if done + work < COMPILE_MIN_WORK[kind]:
+            if tally:
+                _PYTHON_WORK[kind] = done + work
+            return False
     t0 = time.perf_counter()
     try:
         return numba_available()

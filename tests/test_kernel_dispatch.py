@@ -35,13 +35,29 @@ def test_the_installation_declares_every_kernel() -> None:
 
 def test_small_work_runs_as_python_without_asking_for_numba(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kernels, "_FORMS", {})
+    monkeypatch.setattr(kernels, "_PYTHON_WORK", {})
     monkeypatch.setattr(kernels, "numba_available", lambda: pytest.fail("numba looked for"))
-    assert not kernels.runs_compiled("first-fit", kernels.COMPILE_MIN_WORK["placements"] - 1)
     assert kernels.choose("mesos-offers", 10) is kernels.KERNELS.get("mesos-offers").function
+    assert not kernels.runs_compiled("first-fit", kernels.COMPILE_MIN_WORK["placements"] - 11)
     monkeypatch.setattr(kernels, "numba_available", lambda: False)  # above the threshold, numba missing
     assert not kernels.runs_compiled("first-fit", kernels.COMPILE_MIN_WORK["placements"])
     with pytest.raises(ValueError, match="unknown kind of work 'tasks'"):
         kernels.register_kernel("x", len, (), tuple, "tasks")
+
+
+def test_many_small_calls_add_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the Python work of a process counts: the fourth call of 30 crosses 100 (a simulation under a
+    # production variant calls the offer round once per scheduling round); a run measuring its own
+    # work (tally=False) does not add up
+    monkeypatch.setattr(kernels, "_FORMS", {})
+    monkeypatch.setattr(kernels, "_PYTHON_WORK", {})
+    monkeypatch.setitem(kernels.COMPILE_MIN_WORK, "placements", 100)
+    monkeypatch.setattr(kernels, "numba_available", lambda: True)
+    assert [kernels.runs_compiled("mesos-offers", 30, tally=False) for _ in range(5)] == [False] * 5
+    assert [kernels.runs_compiled("mesos-offers", 30) for _ in range(4)] == [False, False, False, True]
+    assert kernels._PYTHON_WORK == {"placements": 90}  # what ran as Python
+    monkeypatch.setitem(kernels.COMPILE_MIN_WORK, "events", 100)
+    assert not kernels.runs_compiled("simulation-run", 99)
 
 
 def _machines(n: int, k: int, seed: int = 0) -> Instance:
@@ -85,7 +101,7 @@ def _fake_compilation(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """Runs 'switch' to the kernels' Python functions at 10 events, and the switch counts ``seconds``
     of numba time that never passed (no numba needed)."""
     monkeypatch.setitem(kernels.COMPILE_MIN_WORK, "events", 10)
-    monkeypatch.setattr(dispatch, "runs_compiled", lambda name, work: work >= 10)
+    monkeypatch.setattr(dispatch, "runs_compiled", lambda name, work, **_: work >= 10)
 
     def compiled_form(name: str) -> object:
         kernels._SECONDS[0] += seconds / 2

@@ -99,7 +99,7 @@ class KernelForms:
             self._switch(work)
 
     def _switch(self, work: int) -> None:
-        if runs_compiled("simulation-run", work):
+        if runs_compiled("simulation-run", work, tally=False):  # this run's own work, not the process's
             self.run, self.admit = compiled_form("simulation-run"), compiled_form("simulation-admit")
             self.rounds, self.compiled, self.compiled_after, self._watching = self._rounds, True, work, False
 
