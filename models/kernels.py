@@ -53,8 +53,9 @@ from .registry import Registry
 #: simulator's events plus decisions (about 50 us each as Python). Each is
 #: the work whose Python CPU time equals that of importing numba and
 #: loading the compiled kernel from the cache (0.6-0.7 s), rounded up:
-#: ``benchmarks/bench_cold_start.py`` measures it (its "break-even" lines:
-#: 230,000 placements for first fit, 228,000 for offers, 14,000 events).
+#: ``benchmarks/bench_cold_start.py`` measures it (its "break-even" lines,
+#: two runs at load 8-10: first fit 209,000-230,000 placements, offers
+#: 198,000-228,000, the simulator 12,000-14,000 events).
 COMPILE_MIN_WORK: dict[str, int] = {"placements": 250_000, "events": 15_000}
 
 #: The entry-point group naming the modules that register kernels.
