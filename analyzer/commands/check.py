@@ -53,14 +53,11 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_VIOLATION if v is not None else EXIT_OK
 
 
-def verdict(args: argparse.Namespace, inst: Any, pol: Any, prop: Any, every: bool = False
-            ) -> tuple[dict[str, Any], Violation | None]:
-    """One property checked: its JSON-ready verdict and the violation.
-    With ``every`` (checking every property), a property not defined in
-    the setting does not apply (alone, it is bad input: exit 2)."""
+def verdict(args: argparse.Namespace, inst: Any, pol: Any, prop: Any) -> tuple[dict[str, Any], Violation | None]:
+    """One property checked: its JSON-ready verdict and the violation."""
     from ..checking import check
 
-    skipped = prop.applies(inst) or (prop.undefined_in(args.mode) if every else None)
+    skipped = prop.applies(inst)
     v = None
     if skipped is None:
         with solver_context(args):
@@ -75,10 +72,12 @@ def verdict(args: argparse.Namespace, inst: Any, pol: Any, prop: Any, every: boo
 
 
 def run_all(args: argparse.Namespace, inst: Any, pol: Any) -> int:
-    """Every registered property, in the paper's order: one line each."""
+    """Every registered property defined in the setting (``--mode``), in
+    the paper's order: one line each."""
     from ..properties.base import available_properties
 
-    checked = [verdict(args, inst, pol, cls(), every=True) for cls in available_properties().values()]
+    props = [cls() for cls in available_properties().values() if args.mode in cls.modes]
+    checked = [verdict(args, inst, pol, prop) for prop in props]
     data = {"policy": pol.label, "mode": args.mode, "instance": inst.describe(),
             "holds": all(v is None for _, v in checked), "properties": [out for out, _ in checked]}
     rows = [[out["property"], _mark(out, v), _evidence(out, v)] for out, v in checked]
