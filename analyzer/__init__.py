@@ -45,8 +45,9 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    """Every public name, the lazily loaded ones included (tab completion)."""
-    return sorted(set(globals()) | set(__all__))
+    """Exactly the public names, the lazily loaded ones included (tab
+    completion): not the submodules that loading them binds here."""
+    return sorted(__all__)
 
 
 __all__ = [

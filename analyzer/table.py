@@ -131,20 +131,18 @@ class PropertyTable:
         state = " (interrupted: table so far)" if self.interrupted else ""
         return f"Property table{state}" + (f" ({suffix})" if suffix else "")
 
+    def cell_evidence(self, policy: str, prop: str) -> str:
+        """The cell's evidence in one line: its counterexample (instance and
+        sentence), or its instance count and class, and its proof."""
+        r = self.get(policy, prop)
+        if r is None:
+            return "not searched"
+        skipped = f" [{r.errors} instances skipped: solver error: {r.error}]" if r.errors else ""
+        return self._evidence(policy, prop, r) + skipped
+
     def notes(self) -> list[str]:
         """One line per cell with its evidence (counterexample or count)."""
-        out = []
-        for q in self.properties:
-            for p in self.policies:
-                r = self.get(p, q)
-                if r is None:
-                    out.append(f"{p} / {q}: not searched")
-                    continue
-                line = f"{p} / {q}: {self._evidence(p, q, r)}"
-                if r.errors:
-                    line += f" [{r.errors} instances skipped: solver error: {r.error}]"
-                out.append(line)
-        return out
+        return [f"{p} / {q}: {self.cell_evidence(p, q)}" for q in self.properties for p in self.policies]
 
     def to_text(self) -> str:
         """Terminal table of ✓/✗ plus one line of evidence per cell."""
@@ -203,9 +201,16 @@ class PropertyTable:
                           interrupted=self.interrupted)
 
     def _repr_html_(self) -> str:
-        """The ✓/✗ grid (:meth:`to_pandas` has the evidence of every cell)."""
+        """The ✓/✗ grid, each cell's evidence as its title (shown under the
+        pointer), then the evidence of every cell as the terminal prints it:
+        a ✗ cell's counterexample (instance and sentence), a ✓ cell's
+        instance count and class and, when proved, the sizes proved."""
         grid = self._grid(False)
-        return html_table(grid.headers, grid.rows, grid.title)
+        evidence = [[p, q, self.cell_evidence(p, q)] for q in self.properties for p in self.policies]
+        tips = [[None, *(evidence[i * len(self.policies) + j][2] for j in range(len(self.policies)))]
+                for i in range(len(self.properties))]
+        return (html_table(grid.headers, grid.rows, grid.title, titles=tips) + "\n"
+                + html_table(["policy", "property", "evidence"], evidence, "evidence per cell"))
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per policy x property (the

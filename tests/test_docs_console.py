@@ -4,8 +4,9 @@ is run and its output compared with the block (issue 16).
 A block is ``$ command`` lines (``< FILE`` at the end feeds standard input;
 a line ending in ``\\`` continues on the next),
 each followed by its expected output (stdout, then stderr). ``fairalloc`` runs as ``python -m analyzer`` from this
-checkout, in a scratch directory holding ``examples/`` and the scenario files
-the README names but does not ship (``tests/docs/*.toml``).
+checkout, in a scratch directory holding ``examples/`` and the files a slow
+documented command writes for a later one (``tests/docs/*.toml``; every
+file a command reads ships: tests/test_docs_files.py).
 
 What is compared: every number, row and line in order. What is normalised,
 and why:

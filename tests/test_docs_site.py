@@ -30,11 +30,14 @@ def test_the_readme_install_brings_numba_and_the_docs_tools() -> None:
 
 
 def test_docs_build_with_warnings_as_errors(tmp_path: Path) -> None:
-    out = tmp_path / "html"
+    out = tmp_path / "site" / "html"
     r = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-                        "-D", "nb_execution_mode=off", "-d", str(tmp_path / "doctrees"), "docs", str(out)],
+                        "-D", "nb_execution_mode=off", "docs", str(out)],
                        cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    # everything the build writes is inside its output folder (myst-nb's jupyter_execute/ in the doctrees)
+    assert [p.name for p in (tmp_path / "site").iterdir()] == ["html"]
+    assert (out / ".doctrees" / "jupyter_execute").is_dir()
     index = (out / "index.html").read_text()
     assert 'href="api.html"' in index and 'href="quickstart.html"' in index and 'href="guide.html"' in index
     api = (out / "api.html").read_text()

@@ -66,7 +66,7 @@ def test_check_json(capsys: pytest.CaptureFixture[str], scenario: Path) -> None:
     (["--policy", "nope", "--property", "sharing-incentive"], "unknown policy"),
     (["--policy", "drf", "--property", "nope"], "unknown property"),
     (["--policy", "drf", "--property", "envy-freeness", "--mode", "fuzzy"], "--mode"),
-    (["--policy", "drf"], "--property"),
+    (["--property", "envy-freeness"], "--policy"),  # without --property every property is checked (issue 30)
 ])
 def test_check_bad_input_exit_2(capsys: pytest.CaptureFixture[str], scenario: Path, argv: list[str],
                                 needle: str) -> None:

@@ -76,12 +76,12 @@ def _draw(t: np.ndarray, s: np.ndarray, users: list[str], resources: list[str], 
         _lines(ax, t, dom, colors, "dominant share")
         users_key(ax.figure, users, colors, ax)
         return ax.figure
-    from matplotlib.figure import Figure
+    from .figure import new_figure
 
     panels = [(f"share of {r}", s[:, :, j]) for j, r in enumerate(resources)]
     if dominant:
         panels.append(("dominant share", dom))
-    fig = Figure(figsize=figsize or (7.0, 1.9 * len(panels) + 0.6), layout="constrained")
+    fig = new_figure(figsize=figsize or (7.0, 1.9 * len(panels) + 0.6), layout="constrained")
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     for a, (label, values) in zip(axes, panels, strict=True):
         _lines(a, t, values, colors, label)

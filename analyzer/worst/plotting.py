@@ -10,13 +10,11 @@ def trace_plot(result: Any, ax: Any = None) -> Any:
     """Best metric value against metric evaluations, with the exact value
     of the certified instance and the proved bound as horizontal lines;
     returns the Figure."""
-    import matplotlib
-
     if ax is None:
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
+        from ..plotting.figure import new_figure
 
-        fig, ax = plt.subplots(figsize=(6, 3.5))
+        fig = new_figure(figsize=(6, 3.5), layout="constrained")  # shows itself in a notebook; no pyplot
+        ax = fig.subplots()
     else:
         fig = ax.figure
     xs = [p.evaluations for p in result.trace] + [result.evaluations]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,19 @@ REPR_MAX_CHARS: int = 400
 UNSAT, SAT, UNKNOWN = "unsat", "sat", "unknown"
 #: Proof outcomes.
 PROVED, COUNTEREXAMPLE, UNDECIDED = "proved", "counterexample", "unknown"
+
+
+#: Fields of a :class:`ProofResult` its views show in their own way (not as ``name=value``).
+_SHOWN_APART: frozenset[str] = frozenset({"counterexample", "cases", "assumptions", "seconds"})
+
+
+def _text(value: Any) -> str:
+    """A field's value in a view: sequences joined, mappings as ``k: v``."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_text(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_text(v) for v in value)
+    return str(value)
 
 
 @dataclass
@@ -107,26 +121,46 @@ class ProofResult:
             return " ".join(str(getattr(self.counterexample, "message", "")).split())
         return self.note
 
+    def _fields(self) -> dict[str, Any]:
+        """Every field but the bulky ones, with a value (a field added later shows too)."""
+        return {f.name: v for f in dataclasses.fields(self) if f.name not in _SHOWN_APART
+                and (v := getattr(self, f.name)) not in ("", None, (), [], {})}
+
     def __repr__(self) -> str:
         counts = {s: sum(c.status == s for c in self.cases) for s in (UNSAT, SAT, UNKNOWN)}
-        fields: dict[str, Any] = {"status": self.status, "policy": self.policy, "property": self.property,
-                                  "users": self.users, "resources": self.resources, "domain": self.domain,
-                                  "cases": {k: v for k, v in counts.items() if v}, "seconds": round(self.seconds, 3)}
-        summary = self._summary()
+        fields = self._fields()
+        fields["cases"] = {k: v for k, v in counts.items() if v}
+        fields["seconds"] = round(self.seconds, 3)
         text = short_repr("ProofResult", **fields)
-        if summary:
-            room = REPR_MAX_CHARS - len(text) - len(", summary=''")
-            if room > 20:
-                fields["summary"] = summary if len(summary) <= room else summary[:room - 1] + "…"
+        extra: dict[str, str] = {}  # a note or reason is a field already
+        if self.counterexample is not None:
+            extra = {"summary": self._summary(), "instance": self.counterexample.instance.describe()}
+        for key, value in extra.items():  # as much as fits in REPR_MAX_CHARS
+            room = REPR_MAX_CHARS - len(text) - len(f", {key}=''")
+            if value and room > 20:
+                fields[key] = value if len(value) <= room else value[:room - 1] + "…"
                 text = short_repr("ProofResult", **fields)
         return text
 
     def _repr_html_(self) -> str:
+        """The verdict (every field, the assumptions), a counterexample's
+        instance and violation, and the cases."""
         caption = (f"{self.policy}, {self.property} ({self.users} users, {self.resources} resources, "
                    f"{self.domain}): {self.status} in {self.seconds:.3g} s")
-        head = html_table(["", ""], [["status", self.status], ["summary", self._summary()],
-                                     *[[k, v] for k, v in self.assumptions.items()]], caption)
-        return head + "\n" + html_table(*self.tidy(), caption=f"{len(self.cases)} cases")
+        rows = [*([k, _text(v)] for k, v in self._fields().items()),
+                *([k, _text(v)] for k, v in self.assumptions.items())]
+        parts = [html_table(["", ""], rows, caption)]
+        v = self.counterexample
+        if v is not None:
+            how = "re-verified in exact arithmetic" if getattr(v, "exact", False) else "confirmed numerically"
+            parts.append(html_table(["", ""], [["instance", v.instance.describe()], ["user", v.user],
+                                               ["violation", v.message], *([k, _text(d)] for k, d in (
+                                                   ("deviation", v.deviation), ("before", v.before),
+                                                   ("after", v.after)) if d)],
+                                    f"counterexample ({how})"))
+            parts.append(v.instance._repr_html_())
+        parts.append(html_table(*self.tidy(), caption=f"{len(self.cases)} cases"))
+        return "\n".join(parts)
 
     def tidy(self) -> tuple[list[str], list[list[Any]]]:
         """Columns and rows of :meth:`to_pandas`: one row per case."""
