@@ -26,6 +26,7 @@ from typing import Any
 from models import PolicyError, get_policy
 
 from .bounded.deciders import DECIDERS
+from .bounded.digest import definition_digests
 from .bounded.space import DOMAINS, Space
 from .bounded.store import Progress, load, save
 from .bounded.symmetry import RESOURCE_SYMMETRIC
@@ -119,6 +120,8 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     job = Job(pol.label, prop, space, pol.name in RESOURCE_SYMMETRIC and prop in DECIDERS)
     run = {"policy": job.policy, "property": job.property, "class": space.to_dict(), "resources": job.resources,
            "chunk": _chunk(space)}
+    if resume is not None:  # what the verdict depends on: a file of another definition is refused
+        run.update(definition_digests(pol, get_property(prop)))
     state = load(resume, run)
     forget_contexts()
     t0 = time.perf_counter()
