@@ -166,9 +166,10 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     return result
 
 
-#: Seeded instances on which :func:`prove` checks an encoding against its
-#: policy's exact solver before trusting it.
-CROSSCHECK_INSTANCES = 2
+#: Seeded instances of the class on which :func:`prove` checks an encoding
+#: against its policy's exact solver before trusting it (each in the
+#: proof's normal form: :func:`proofs.prover.crosscheck.normal_form`).
+CROSSCHECK_INSTANCES = 50
 CROSSCHECK_SEED = 21
 
 
@@ -196,9 +197,12 @@ def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bo
 def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
                       ) -> str | None:
     """Why ``enc`` is not ``policy``'s allocation on one of the
-    :func:`crosscheck_instances` (``None`` when it is on all of them): the
-    prover must be able to fail when an encoding is wrong, not prove what
-    a wrong formula satisfies."""
+    :func:`crosscheck_instances`, each put in the proof's normal form
+    (capacities 1, demand rows normalised as ``enc``'s cases are, the
+    class's zeros, weights and caps) and checked through the proof's own
+    symbolic market (``None`` when it is on all of them): the prover must
+    be able to fail when an encoding is wrong, not prove what a wrong
+    formula satisfies."""
     return _mismatch(policy, type(get_policy(policy)), enc, n, m, domain, weighted, capped)
 
 
@@ -207,18 +211,21 @@ def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, wei
               ) -> str | None:
     """:func:`encoding_mismatch`, once per policy class, encoding and class
     of instances in a process."""
-    from proofs.prover.crosscheck import disagreement
+    from proofs.prover.crosscheck import first_disagreement, normal_form
 
     from .api import solve
 
-    for inst in crosscheck_instances(n, m, domain, weighted, capped):
+    samples = []
+    for raw in crosscheck_instances(n, m, domain, weighted, capped):
+        inst = normal_form(raw, enc.normalise)
         try:
             alloc = solve(inst, policy, exact=True)
         except PolicyError:
             continue
-        what = disagreement(enc, inst, alloc.x_exact if alloc.exact else None, list(alloc.x), weighted, capped)
-        if what:
-            return f"{policy}: the encoding disagrees with the policy's solver on {inst.describe()}: {what}"
+        samples.append((inst, alloc.x_exact if alloc.exact else None, list(alloc.x)))
+    found = first_disagreement(enc, samples, domain, weighted, capped)
+    if found is not None:
+        return f"{policy}: the encoding disagrees with the policy's solver on {found[0].describe()}: {found[1]}"
     return None
 
 
