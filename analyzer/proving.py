@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import time
 from collections.abc import Callable
 from fractions import Fraction
@@ -40,7 +41,7 @@ SETTINGS: tuple[str, ...] = ("continuous", "discrete")
 
 def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, domain: str = "positive",
           weighted: bool = False, capped: bool = False, setting: str = "continuous", bound: int | None = None,
-          timeout: float = 60, workers: int | None = None) -> Any:
+          timeout: float = 60, workers: int | None = None, emit_smt2: str | os.PathLike[str] | None = None) -> Any:
     """Prove or refute that ``policy`` has ``property`` on every instance
     with ``users`` users and ``resources`` resources.
 
@@ -65,12 +66,15 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
         Wall-clock seconds for the whole proof.
     workers : int or None
         Processes solving cases in parallel (default: the CPU count).
+    emit_smt2 : path or None
+        A directory (created when missing) for every case as an SMT-LIB2
+        script (:func:`proofs.prover.smtlib.emit_directory`).
 
     Returns
     -------
     ProofResult
-        ``.status`` ``"proved"``, ``"counterexample"`` (``.counterexample``
-        re-verified by the checker: exactly, or numerically with ``.note``
+        ``.status`` ``"proved"`` (z3 and cvc5 agreed; ``.solvers``),
+        ``"counterexample"`` (``.counterexample`` re-verified by the checker: exactly, or numerically with ``.note``
         saying so for a policy without an exact solver, e.g. FDS/GFJ at a
         finite ``beta != 1``) or ``"unknown"`` (``.reason``); ``.cases``;
         ``.assumptions``.
@@ -89,7 +93,7 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     ('counterexample', True)
     """
     from proofs.prover.symbolic import DOMAINS
-    _validate_class(setting, bound, weighted, capped)
+    emit = _validate_class(setting, bound, weighted, capped, emit_smt2)
     if setting == "discrete":
         return _discrete()(policy, property, users, resources, bound=bound, domain=domain, weighted=weighted,
                            capped=capped, timeout=timeout, workers=workers)
@@ -97,7 +101,7 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
 
     pol, prop = get_policy(policy).label, get_property(property).name
     _validate(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
-    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped)
+    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped, emit)
 
 
 def _discrete() -> Callable[..., Any]:
@@ -111,7 +115,8 @@ def _discrete() -> Callable[..., Any]:
     return prove_discrete
 
 
-def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> None:
+def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any, emit_smt2: Any = None) -> str | None:
+    """Check the class flags; the directory of ``emit_smt2`` (or ``None``)."""
     if setting not in SETTINGS:
         raise PolicyError(f"setting: must be one of {', '.join(SETTINGS)}, got {setting!r}")
     if setting != "discrete" and bound is not None:
@@ -119,10 +124,15 @@ def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> Non
     for flag, value in (("weighted", weighted), ("capped", capped)):
         if not isinstance(value, bool):
             raise PolicyError(f"{flag}: must be True or False, got {value!r}")
+    if emit_smt2 is None:
+        return None
+    from proofs.prover.smtlib import emit_directory
+
+    return emit_directory(emit_smt2, setting)
 
 
 def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, timeout: float,
-               workers: int | None, weighted: bool = False, capped: bool = False) -> Any:
+               workers: int | None, weighted: bool = False, capped: bool = False, emit: str | None = None) -> Any:
     """:func:`prove` on validated arguments: solve the cases, re-verify
     each satisfiable case's witness exactly, and conclude (status
     ``"unknown"`` with the reason when the policy or the class cannot be
@@ -130,7 +140,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     from proofs.prover.driver import run_cases, split
     from proofs.prover.encodings import Unencodable, get_encoding
     from proofs.prover.properties import get_negation
-    from proofs.prover.result import UNDECIDED, ProofResult
+    from proofs.prover.result import UNDECIDED, ProofResult, verdict_solvers
 
     t0 = time.perf_counter()
     neg = get_negation(prop)
@@ -157,11 +167,12 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         return v is not None
 
     cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept,
-                         weighted=weighted, capped=capped)
+                         weighted=weighted, capped=capped, emit=emit)
     planned = len(split(pol, prop, users, resources, domain))
     result.cases = cases
     result.assumptions["cases"] = planned
     _conclude(result, found, planned, neg.resources)
+    result.solvers = verdict_solvers(result.status, cases)
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -271,7 +282,8 @@ def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: An
 def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, weighted: bool = False,
                 capped: bool = False) -> dict[str, Any]:
     """The encoded fragment, in words."""
-    import z3
+    from proofs.prover.cvc5_check import cvc5_version
+    from proofs.prover.smtlib import z3_version
 
     scale = {"max": "each user's largest demand share is 1 (bundles do not depend on task size)",
              "sum": "each user's demand shares sum to 1 (bundles do not depend on task size)",
@@ -283,7 +295,7 @@ def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, 
         "user scale normalisation": scale,
         "weights": "any > 0" if weighted else "equal (unweighted)",
         "caps": "any task caps >= 0 or none" if capped else "none", "setting": "continuous tasks",
-        "solver": f"z3 {z3.get_version_string()}, exact real arithmetic",
+        "solver": f"{z3_version()}, exact real arithmetic; every unsat re-checked by {cvc5_version()}",
         "cases": cases,
     }
 

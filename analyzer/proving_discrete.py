@@ -127,6 +127,10 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     t0 = time.perf_counter()
     hit, why = _drive(job, state, resume, workers, scheduler, t0 + timeout, stop, progress)
     _conclude(result, job, state, hit, why, resume)
+    if result.status != "unknown":
+        from .cli import package_version
+
+        result.solvers = (f"exhaustive enumeration, fairalloc {package_version()}",)
     result.seconds = time.perf_counter() - t0
     for case in result.cases:
         case.seconds = result.seconds

@@ -1,0 +1,157 @@
+"""One case of a proof as a self-contained SMT-LIB2 script, decided by z3
+and re-checked by cvc5 on the very same text.
+
+The script is z3's own serialisation of the case's formula
+(``Solver.to_smt2``, made strict SMT-LIB2 by :func:`flatten`) behind a comment header saying
+what the case is, and a ``set-logic`` line: ``QF_NRA`` (quantifier-free
+nonlinear real arithmetic), ``QF_NIRA`` when integer variables occur
+(``slots``). Both solvers read that text: z3 parses it back
+(:func:`z3_check`), and cvc5 (an independent implementation: its own
+parser, rewriter and nonlinear procedures) parses and solves it
+(:mod:`proofs.prover.cvc5_check`). ``fairalloc prove --emit-smt2 DIR``
+writes the same text to disk, so anyone can re-check a case with any
+SMT-LIB2 solver.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import z3
+
+from models import PolicyError
+
+#: Logics of the scripts: nonlinear real arithmetic, and with integers.
+REAL_LOGIC, MIXED_LOGIC = "QF_NRA", "QF_NIRA"
+#: The n-ary operators SMT-LIB2 wants with two or more arguments, and the
+#: term an empty application stands for (see :func:`flatten`).
+_EMPTY = {"+": "0.0", "*": "1.0", "and": "true", "or": "false"}
+#: An SMT-LIB2 token: a parenthesis, a |quoted| symbol, or any other word.
+_TOKEN = re.compile(r"\(|\)|\|[^|]*\||[^\s()|]+")
+_HEAD = re.compile(r"\((\+|\*|and|or)(?=[\s)])")
+#: ``and``/``or`` as an argument, not applied (z3's empty conjunction or disjunction).
+_ATOM = re.compile(r"(?<=\s)(and|or)(?=[\s)])")
+
+
+def z3_version() -> str:
+    """``"z3 4.13.0"``."""
+    return f"z3 {z3.get_version_string()}"
+
+
+#: The per-user normalisation of the demand rows, in words.
+NORMALISED = {"max": "each user's largest demand entry is 1 (the case fixes which)",
+              "sum": "each user's demand entries sum to 1", None: "none (task sizes matter to this policy)"}
+
+
+def header(policy: str, prop: str, n: int, m: int, domain: str, weighted: bool, capped: bool, case: str,
+           normalise: str | None) -> dict[str, str]:
+    """What a case's script is, for its comment header."""
+    return {
+        "fairalloc prove": f"one case of the proof that {policy} has {prop} on every instance of the size",
+        "policy": policy, "property": prop, "size": f"{n} users x {m} resources",
+        "domain": domain + (" (every demand entry > 0)" if domain == "positive"
+                            else " (demand entries >= 0, each user needing some resource)"),
+        "class": ", ".join(["weights any > 0" if weighted else "unweighted",
+                            "task caps any >= 0" if capped else "uncapped"]),
+        "case": case,
+        "instances": f"capacities 1 (each resource scaled to 1); demand rows: {NORMALISED[normalise]}",
+        "meaning": "the formula is the policy's allocation and the property's negation: unsat proves the "
+                   "property on every instance of this case; a model (sat) is a candidate counterexample",
+        "formula": f"written by {z3_version()}; re-check with any SMT-LIB2 solver (z3 FILE, cvc5 FILE)",
+    }
+
+
+def script(constraints: Iterable[Any], header: Mapping[str, str]) -> str:
+    """A complete SMT-LIB2 script asserting ``constraints``: the comment
+    ``header`` (one ``; key: value`` line each), the logic, z3's
+    declarations and assertions, ``(check-sat)`` and ``(exit)``."""
+    solver = z3.Solver()
+    solver.add(*constraints)
+    body = [line for line in flatten(solver.to_smt2()).splitlines() if not line.startswith(";")]
+    logic = MIXED_LOGIC if any(re.fullmatch(r"\(declare-fun \S+ \(\) Int\)", line) for line in body) else REAL_LOGIC
+    lines = [f"; {key}: {' '.join(str(value).split())}" for key, value in header.items()]
+    return "\n".join([*lines, f"(set-logic {logic})", *body, "(exit)"]) + "\n"
+
+
+def flatten(text: str) -> str:
+    """z3's SMT-LIB2 ``text`` with every application of ``+``, ``*``,
+    ``and``, ``or`` to one argument replaced by that argument, and to none
+    by the neutral element (z3 prints ``(+ x)`` for a sum of one term and
+    ``or`` for an empty disjunction; SMT-LIB2 wants two or more arguments,
+    and cvc5 rejects them). The same formulas, as text both solvers read."""
+    for head in reversed(list(_HEAD.finditer(text))):
+        depth, args, first, end = 0, 0, 0, len(text)
+        for tok in _TOKEN.finditer(text, head.end()):
+            word = tok.group()
+            if depth == 0 and word == ")":
+                end = tok.end()
+                break
+            if depth == 0:
+                args, first = args + 1, first if args else tok.start()
+            depth += {"(": 1, ")": -1}.get(word, 0)
+        if args == 1:
+            text = text[:head.start()] + text[first:end - 1].rstrip() + text[end:]
+        elif args == 0:
+            text = text[:head.start()] + _EMPTY[head.group(1)] + text[end:]
+    return _ATOM.sub(lambda a: _EMPTY[a.group(1)], text)
+
+
+def emit_directory(path: Any, setting: str = "continuous", field: str = "emit_smt2") -> str | None:
+    """The directory of ``prove(..., emit_smt2=DIR)`` (created when
+    missing), or ``None``: every case is written there as the very script
+    z3 and cvc5 decided, with a comment header (policy, property, size,
+    domain, class, case), for ``z3 FILE`` or ``cvc5 FILE`` to re-check
+    (``unsat``: the case holds no counterexample). Errors name ``field``
+    (the command line says ``--emit-smt2``).
+
+    Raises
+    ------
+    PolicyError
+        Not a path, a file, a directory that cannot be created or written,
+        or the discrete setting (no SMT formulas)."""
+    if path is None:
+        return None
+    if setting == "discrete":
+        raise PolicyError(f"{field}: the discrete setting enumerates instances; it has no SMT-LIB2 scripts")
+    if isinstance(path, bool) or not isinstance(path, str | os.PathLike) or not str(path):
+        raise PolicyError(f"{field}: must be a directory path, got {path!r}")
+    where = Path(path)
+    if where.exists() and not where.is_dir():
+        raise PolicyError(f"{field}: {where} exists and is not a directory")
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PolicyError(f"{field}: cannot create the directory {where} ({exc.strerror or exc})") from None
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise PolicyError(f"{field}: the directory {where} is not writable")
+    return str(where)
+
+
+def write(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file, then
+    ``os.replace``): a reader never sees half a script."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def z3_check(text: str, seconds: float) -> tuple[str, float, Any]:
+    """z3's answer on the script ``text`` (parsed afresh): ``("unsat" |
+    "sat" | "unknown", solver seconds, the model or z3's reason)``."""
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(seconds * 1000)))
+    solver.from_string(text)
+    t0 = time.perf_counter()
+    answer = solver.check()
+    spent = time.perf_counter() - t0
+    if answer == z3.unsat:
+        return "unsat", spent, None
+    if answer == z3.sat:
+        return "sat", spent, solver.model()
+    return "unknown", spent, solver.reason_unknown()
