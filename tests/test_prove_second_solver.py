@@ -152,6 +152,17 @@ def test_flatten_makes_z3_text_strict_smtlib() -> None:
     text = "(assert (>= (+ (* a b)) 1.0))\n(assert\n or)\n(assert (and (> a 0.0)))\n(assert (or (and (> (+ a) 1.0)) b))"
     assert flatten(text) == ("(assert (>= (* a b) 1.0))\n(assert\n false)\n(assert (> a 0.0))\n"
                              "(assert (or (> a 1.0) b))")
+    assert flatten("(assert (= (^ (+ a b) 2.0) (^ c 1.0) (^ d 3) (^ e 0.0)))") == \
+        "(assert (= (* (+ a b) (+ a b)) c (* d d d) 1.0))"
+
+
+def test_a_power_encoding_is_read_back_by_both_solvers(tmp_path: Path) -> None:
+    """FDS's KKT conditions have powers, which z3 prints as ``^``: the
+    script has products instead, and both solvers decide it."""
+    r = prove("fds:beta=2", "envy-freeness", workers=1, emit_smt2=tmp_path)
+    assert r.status == "proved", r.reason
+    assert r.solvers[1].startswith("cvc5 ")
+    assert all("(^ " not in p.read_text() for p in tmp_path.glob("*.smt2"))
 
 
 @pytest.mark.parametrize(("value", "message"), [

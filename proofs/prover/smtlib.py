@@ -33,7 +33,7 @@ REAL_LOGIC, MIXED_LOGIC = "QF_NRA", "QF_NIRA"
 _EMPTY = {"+": "0.0", "*": "1.0", "and": "true", "or": "false"}
 #: An SMT-LIB2 token: a parenthesis, a |quoted| symbol, or any other word.
 _TOKEN = re.compile(r"\(|\)|\|[^|]*\||[^\s()|]+")
-_HEAD = re.compile(r"\((\+|\*|and|or)(?=[\s)])")
+_HEAD = re.compile(r"\((\+|\*|\^|and|or)(?=[\s)])")
 #: ``and``/``or`` as an argument, not applied (z3's empty conjunction or disjunction).
 _ATOM = re.compile(r"(?<=\s)(and|or)(?=[\s)])")
 
@@ -79,26 +79,41 @@ def script(constraints: Iterable[Any], header: Mapping[str, str]) -> str:
 
 
 def flatten(text: str) -> str:
-    """z3's SMT-LIB2 ``text`` with every application of ``+``, ``*``,
-    ``and``, ``or`` to one argument replaced by that argument, and to none
-    by the neutral element (z3 prints ``(+ x)`` for a sum of one term and
-    ``or`` for an empty disjunction; SMT-LIB2 wants two or more arguments,
-    and cvc5 rejects them). The same formulas, as text both solvers read."""
+    """z3's SMT-LIB2 ``text`` made strict SMT-LIB2, the same formulas: an
+    application of ``+``, ``*``, ``and``, ``or`` to one argument becomes
+    that argument, to none the neutral element (z3 prints ``(+ x)`` for a
+    sum of one term and ``or`` for an empty disjunction, which cvc5
+    rejects), and a power ``(^ x 2.0)`` with a whole exponent the product
+    ``(* x x)`` (``^`` is z3's own symbol: neither z3's parser nor cvc5's
+    reads it back)."""
     for head in reversed(list(_HEAD.finditer(text))):
-        depth, args, first, end = 0, 0, 0, len(text)
-        for tok in _TOKEN.finditer(text, head.end()):
-            word = tok.group()
-            if depth == 0 and word == ")":
-                end = tok.end()
-                break
-            if depth == 0:
-                args, first = args + 1, first if args else tok.start()
-            depth += {"(": 1, ")": -1}.get(word, 0)
-        if args == 1:
-            text = text[:head.start()] + text[first:end - 1].rstrip() + text[end:]
-        elif args == 0:
-            text = text[:head.start()] + _EMPTY[head.group(1)] + text[end:]
+        args, end = _arguments(text, head.end())
+        op, new = head.group(1), None
+        if op in _EMPTY and len(args) <= 1:
+            new = text[args[0][0]:args[0][1]] if args else _EMPTY[op]
+        elif op == "^" and len(args) == 2 and re.fullmatch(r"\d+(?:\.0*)?", text[args[1][0]:args[1][1]]):
+            power = int(float(text[args[1][0]:args[1][1]]))
+            base = text[args[0][0]:args[0][1]]
+            new = "1.0" if power == 0 else base if power == 1 else "(* " + " ".join([base] * power) + ")"
+        if new is not None:
+            text = text[:head.start()] + new + text[end:]
     return _ATOM.sub(lambda a: _EMPTY[a.group(1)], text)
+
+
+def _arguments(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
+    """The spans of the arguments of the application whose operator ends
+    at ``start``, and the end of the application (after its ``)``)."""
+    depth, args, first = 0, [], 0
+    for tok in _TOKEN.finditer(text, start):
+        word = tok.group()
+        if depth == 0 and word == ")":
+            return args, tok.end()
+        if depth == 0:
+            first = tok.start()
+        depth += {"(": 1, ")": -1}.get(word, 0)
+        if depth == 0:
+            args.append((first, tok.end()))
+    return args, len(text)
 
 
 def emit_directory(path: Any, setting: str = "continuous", field: str = "emit_smt2") -> str | None:
@@ -146,7 +161,10 @@ def z3_check(text: str, seconds: float) -> tuple[str, float, Any]:
     "sat" | "unknown", solver seconds, the model or z3's reason)``."""
     solver = z3.Solver()
     solver.set("timeout", max(1, int(seconds * 1000)))
-    solver.from_string(text)
+    try:
+        solver.from_string(text)
+    except z3.Z3Exception as exc:  # a script z3 cannot read back is no proof
+        return "unknown", 0.0, f"z3 cannot read the case's SMT-LIB2 script: {' '.join(str(exc).split())[:300]}"
     t0 = time.perf_counter()
     answer = solver.check()
     spent = time.perf_counter() - t0
