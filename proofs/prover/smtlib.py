@@ -103,7 +103,8 @@ def flatten(text: str) -> str:
 def _arguments(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
     """The spans of the arguments of the application whose operator ends
     at ``start``, and the end of the application (after its ``)``)."""
-    depth, args, first = 0, [], 0
+    depth, first = 0, 0
+    args: list[tuple[int, int]] = []
     for tok in _TOKEN.finditer(text, start):
         word = tok.group()
         if depth == 0 and word == ")":
