@@ -33,7 +33,7 @@ REAL_LOGIC, MIXED_LOGIC = "QF_NRA", "QF_NIRA"
 _EMPTY = {"+": "0.0", "*": "1.0", "and": "true", "or": "false"}
 #: An SMT-LIB2 token: a parenthesis, a |quoted| symbol, or any other word.
 _TOKEN = re.compile(r"\(|\)|\|[^|]*\||[^\s()|]+")
-_HEAD = re.compile(r"\((\+|\*|\^|and|or)(?=[\s)])")
+_HEAD = re.compile(r"\((\+|\*|\^|and|or|to_real)(?=[\s)])")
 #: ``and``/``or`` as an argument, not applied (z3's empty conjunction or disjunction).
 _ATOM = re.compile(r"(?<=\s)(and|or)(?=[\s)])")
 
@@ -73,7 +73,9 @@ def script(constraints: Iterable[Any], header: Mapping[str, str]) -> str:
     solver = z3.Solver()
     solver.add(*constraints)
     body = [line for line in flatten(solver.to_smt2()).splitlines() if not line.startswith(";")]
-    logic = MIXED_LOGIC if any(re.fullmatch(r"\(declare-fun \S+ \(\) Int\)", line) for line in body) else REAL_LOGIC
+    mixed = any(re.fullmatch(r"\(declare-fun \S+ \(\) Int\)", line) or re.search(r"\((to_real|to_int|is_int) ", line)
+                for line in body)
+    logic = MIXED_LOGIC if mixed else REAL_LOGIC
     lines = [f"; {key}: {' '.join(str(value).split())}" for key, value in header.items()]
     return "\n".join([*lines, f"(set-logic {logic})", *body, "(exit)"]) + "\n"
 
@@ -95,9 +97,26 @@ def flatten(text: str) -> str:
             power = int(float(text[args[1][0]:args[1][1]]))
             base = text[args[0][0]:args[0][1]]
             new = "1.0" if power == 0 else base if power == 1 else "(* " + " ".join([base] * power) + ")"
+        elif op == "to_real" and len(args) == 1:
+            new = _as_real(text[args[0][0]:args[0][1]])
         if new is not None:
             text = text[:head.start()] + new + text[end:]
     return _ATOM.sub(lambda a: _EMPTY[a.group(1)], text)
+
+
+def _as_real(term: str) -> str | None:
+    """An integer term as a real one without a cast: a numeral ``2`` as
+    ``2.0``, ``(ite c 1 0)`` as ``(ite c 1.0 0.0)`` (z3's ``ToReal(If(c, 1,
+    0))``); ``None`` for anything else (the cast stays, and the logic is
+    then ``QF_NIRA``)."""
+    if re.fullmatch(r"\d+", term):
+        return term + ".0"
+    if term.startswith("(ite"):
+        args, _ = _arguments(term, len("(ite"))
+        if len(args) == 3 and all(re.fullmatch(r"\d+", term[a:b]) for a, b in args[1:]):
+            cond, yes, no = (term[a:b] for a, b in args)
+            return f"(ite {cond} {yes}.0 {no}.0)"
+    return None
 
 
 def _arguments(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
