@@ -181,6 +181,9 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
 #: against its policy's exact solver before trusting it (each in the
 #: proof's normal form: :func:`proofs.prover.crosscheck.normal_form`).
 CROSSCHECK_INSTANCES = 50
+#: Instances drawn at most to have :data:`CROSSCHECK_INSTANCES` that z3
+#: decides (an undecided one is no evidence either way).
+CROSSCHECK_MAX_DRAWN = 100
 CROSSCHECK_SEED = 21
 
 
@@ -226,17 +229,24 @@ def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, wei
 
     from .api import solve
 
-    samples = []
-    for raw in crosscheck_instances(n, m, domain, weighted, capped):
-        inst = normal_form(raw, enc.normalise)
-        try:
-            alloc = solve(inst, policy, exact=True)
-        except PolicyError:
-            continue
-        samples.append((inst, alloc.x_exact if alloc.exact else None, list(alloc.x)))
-    found = first_disagreement(enc, samples, domain, weighted, capped)
-    if found is not None:
-        return f"{policy}: the encoding disagrees with the policy's solver on {found[0].describe()}: {found[1]}"
+    decided, drawn = 0, 0
+    while decided < CROSSCHECK_INSTANCES and drawn < CROSSCHECK_MAX_DRAWN:
+        batch = crosscheck_instances(n, m, domain, weighted, capped, count=drawn + CROSSCHECK_INSTANCES - decided)
+        samples = []
+        for raw in batch[drawn:]:
+            inst = normal_form(raw, enc.normalise)
+            try:
+                alloc = solve(inst, policy, exact=True)
+            except PolicyError:
+                continue
+            samples.append((inst, alloc.x_exact if alloc.exact else None, list(alloc.x)))
+        found, k = first_disagreement(enc, samples, domain, weighted, capped)
+        if found is not None:
+            return f"{policy}: the encoding disagrees with the policy's solver on {found[0].describe()}: {found[1]}"
+        decided, drawn = decided + k, len(batch)
+    if decided < CROSSCHECK_INSTANCES:
+        return (f"{policy}: the encoding could be checked against the policy's solver on only {decided} of "
+                f"{drawn} instances of the class (z3 could not decide the others)")
     return None
 
 

@@ -85,11 +85,37 @@ def test_a_sample_outside_the_class_is_reported() -> None:
     constraints of the proof's market: never a silent pass."""
     inst = crosscheck_instances(2, 2, "positive", False, False, count=1)[0]  # capacities and rows not normalised
     a = solve(inst, "drf", exact=True)
-    found = first_disagreement(get_encoding("drf"), [(inst, a.x_exact, list(a.x))], "positive", False, False)
-    assert found is not None and "does not satisfy the encoding" in found[1]
+    found, decided = first_disagreement(get_encoding("drf"), [(inst, a.x_exact, list(a.x))], "positive", False, False)
+    assert found is not None and "does not satisfy the encoding" in found[1] and decided == 0
 
 
 @pytest.mark.parametrize("policy", ["drf", "asset", "static", "leximin-tasks", "single-resource"])
 def test_the_encodings_pass_the_guard(policy: str) -> None:
     for domain in ("positive", "zeros"):
         assert encoding_mismatch(policy, get_encoding(policy), 2, 2, domain, True, True) is None
+
+
+def test_undecided_samples_are_replaced_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sample z3 cannot decide in time is no evidence: further seeded
+    instances are drawn until 50 are decided; with none decided the proof
+    is refused (never trusted on fewer)."""
+    from analyzer import proving
+    from proofs.prover import crosscheck
+
+    real, calls = crosscheck._compare, []
+
+    def flaky(*args: object) -> object:
+        calls.append(1)
+        return "z3 could not decide whether ... (canceled)" if len(calls) <= 3 else real(*args)
+
+    monkeypatch.setattr(crosscheck, "_compare", flaky)
+    proving._mismatch.cache_clear()
+    try:
+        assert encoding_mismatch("drf", get_encoding("drf"), 2, 2, "positive", False, False) is None
+        assert len(calls) == CROSSCHECK_INSTANCES + 3
+        monkeypatch.setattr(crosscheck, "_compare", lambda *args: "z3 could not decide whether ... (canceled)")
+        proving._mismatch.cache_clear()
+        why = encoding_mismatch("drf", get_encoding("drf"), 2, 2, "positive", False, False)
+        assert why is not None and "on only 0 of 100 instances" in why
+    finally:
+        proving._mismatch.cache_clear()

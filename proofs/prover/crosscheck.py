@@ -27,6 +27,8 @@ from .symbolic import Market, market
 
 #: z3's time limit on one question of the cross-check (milliseconds).
 CROSSCHECK_TIMEOUT_MS: int = 20000
+#: How :func:`disagreement` starts when z3 could not decide a sample.
+UNDECIDED = "z3 could not decide"
 
 
 def normal_form(inst: Instance, normalise: str | None) -> Instance:
@@ -73,18 +75,21 @@ Sample = tuple[Instance, "Sequence[Any] | None", Sequence[float]]
 
 
 def first_disagreement(enc: Encoding, samples: Sequence[Sample], domain: str, weighted: bool, capped: bool
-                       ) -> tuple[Instance, str] | None:
+                       ) -> tuple[tuple[Instance, str] | None, int]:
     """The first sample (instances in :func:`normal_form`) on which the
     encoding's only solution is not the solver's allocation, and what went
-    wrong; ``None`` when there is none. Each sample goes through the
-    symbolic market of the proof's case holding it (the same class
-    constraints and normalisation) with its numbers pinned
-    (:func:`pins`); an instance outside the class makes the constraints
-    unsatisfiable. The formula of a case is built once for all the samples
-    in it (one solver, a push/pop per sample)."""
+    wrong (``None`` when there is none), and how many samples z3 decided
+    (one it cannot decide in :data:`CROSSCHECK_TIMEOUT_MS` is no evidence
+    either way: it is skipped and not counted). Each sample goes through
+    the symbolic market of the proof's case holding it (the same class
+    constraints and normalisation) with its numbers pinned (:func:`pins`);
+    an instance outside the class makes the constraints unsatisfiable. The
+    formula of a case is built once for all the samples in it (one solver,
+    a push/pop per sample)."""
     groups: dict[Any, list[Sample]] = {}
     for sample in samples:
         groups.setdefault(case_of(enc, sample[0]), []).append(sample)
+    decided = 0
     for dom, members in groups.items():
         n, m = members[0][0].n, members[0][0].m
         mk, cons = market(n, m, domain, enc.normalise, dom, weighted=weighted, capped=capped)
@@ -97,9 +102,10 @@ def first_disagreement(enc: Encoding, samples: Sequence[Sample], domain: str, we
             s.add(*pins(mk, inst))
             what = _compare(s, xs, x_exact, x)
             s.pop()
-            if what:
-                return inst, what
-    return None
+            if what and not what.startswith(UNDECIDED):
+                return (inst, what), decided
+            decided += not what
+    return None, decided
 
 
 def constant_market(inst: Instance, weighted: bool, capped: bool) -> Market:
@@ -126,8 +132,12 @@ def disagreement(enc: Encoding, inst: Instance, x_exact: Sequence[Any] | None, x
     (:func:`first_disagreement`); without, the instance's numbers are
     constants (:func:`constant_market`)."""
     if domain is not None:
-        found = first_disagreement(enc, [(inst, x_exact, x)], domain, weighted, capped)
-        return None if found is None else found[1]
+        xs = [z3.Real(f"x{i}") for i in range(inst.n)]
+        s = z3.Solver()
+        s.set("timeout", CROSSCHECK_TIMEOUT_MS)
+        mk, cons = market(inst.n, inst.m, domain, enc.normalise, case_of(enc, inst), weighted=weighted, capped=capped)
+        s.add(*cons, *enc.formula(mk, xs, "c"), *pins(mk, inst))
+        return _compare(s, xs, x_exact, x)
     xs = [z3.Real(f"x{i}") for i in range(inst.n)]
     s = z3.Solver()
     s.set("timeout", CROSSCHECK_TIMEOUT_MS)
