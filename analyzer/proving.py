@@ -62,22 +62,19 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     setting, bound : {"continuous", "discrete"}, int or None
         ``"discrete"``: every integer instance with entries in ``1..bound``
         (:mod:`analyzer.proving_discrete`; ``bound`` only there).
-    timeout : float
-        Wall-clock seconds for the whole proof.
-    workers : int or None
-        Processes solving cases in parallel (default: the CPU count).
+    timeout, workers : float, int or None
+        Wall-clock seconds for the whole proof; processes (default: CPUs).
     emit_smt2 : path or None
-        A directory (created when missing) for every case as an SMT-LIB2
-        script (:func:`proofs.prover.smtlib.emit_directory`).
+        A directory for every case's SMT-LIB2 script (:mod:`proofs.prover.smtlib`).
 
     Returns
     -------
     ProofResult
         ``.status`` ``"proved"`` (z3 and cvc5 agreed; ``.solvers``),
-        ``"counterexample"`` (``.counterexample`` re-verified by the checker: exactly, or numerically with ``.note``
-        saying so for a policy without an exact solver, e.g. FDS/GFJ at a
-        finite ``beta != 1``) or ``"unknown"`` (``.reason``); ``.cases``;
-        ``.assumptions``.
+        ``"counterexample"`` (``.counterexample`` re-verified by the checker:
+        exactly, or numerically with ``.note`` saying so for a policy without
+        an exact solver, e.g. FDS/GFJ at a finite ``beta != 1``) or
+        ``"unknown"`` (``.reason``); ``.cases``; ``.assumptions``.
 
     Raises
     ------
