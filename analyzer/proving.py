@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import time
 from collections.abc import Callable
 from fractions import Fraction
@@ -41,7 +42,8 @@ SETTINGS: tuple[str, ...] = ("continuous", "discrete", "dynamic")
 
 def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, domain: str = "positive",
           weighted: bool = False, capped: bool = False, setting: str = "continuous", bound: int | None = None,
-          timeout: float = 60, workers: int | None = None, mode: str | None = None) -> Any:
+          timeout: float = 60, workers: int | None = None, mode: str | None = None,
+          emit_smt2: str | os.PathLike[str] | None = None) -> Any:
     """Prove or refute that ``policy`` has ``property`` on every instance
     with ``users`` users and ``resources`` resources.
 
@@ -62,19 +64,19 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     setting, bound : {"continuous", "discrete", "dynamic"}, int or None
         ``"discrete"``: every integer instance with entries in ``1..bound``
         (:mod:`analyzer.proving_discrete`; ``bound`` only there); ``mode`` is ``setting`` as ``check`` names it.
-    timeout : float
-        Wall-clock seconds for the whole proof.
-    workers : int or None
-        Processes solving cases in parallel (default: the CPU count).
+    timeout, workers : float, int or None
+        Wall-clock seconds for the whole proof; processes (default: CPUs).
+    emit_smt2 : path or None
+        A directory for every case's SMT-LIB2 script (:mod:`proofs.prover.smtlib`).
 
     Returns
     -------
     ProofResult
-        ``.status`` ``"proved"``, ``"counterexample"`` (``.counterexample``
-        re-verified by the checker: exactly, or numerically with ``.note``
-        saying so for a policy without an exact solver, e.g. FDS/GFJ at a
-        finite ``beta != 1``) or ``"unknown"`` (``.reason``); ``.cases``;
-        ``.assumptions``.
+        ``.status`` ``"proved"`` (z3 and cvc5 agreed; ``.solvers``),
+        ``"counterexample"`` (``.counterexample`` re-verified by the checker:
+        exactly, or numerically with ``.note`` saying so for a policy without
+        an exact solver, e.g. FDS/GFJ at a finite ``beta != 1``) or
+        ``"unknown"`` (``.reason``); ``.cases``; ``.assumptions``.
 
     Raises
     ------
@@ -90,7 +92,7 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     ('counterexample', True)
     """
     from proofs.prover.symbolic import DOMAINS
-    setting = _setting(setting, mode, property, bound, weighted, capped)
+    setting, emit = _setting(setting, mode, property, bound, weighted, capped, emit_smt2)
     if setting == "discrete":
         return _discrete()(policy, property, users, resources, bound=bound, domain=domain, weighted=weighted,
                            capped=capped, timeout=timeout, workers=workers)
@@ -98,23 +100,25 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
 
     pol, prop = get_policy(policy).label, get_property(property).name
     _validate(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
-    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped, setting)
+    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped, setting, emit)
 
 
-def _setting(setting: str, mode: str | None, prop: str, bound: Any, weighted: Any, capped: Any) -> str:
+def _setting(setting: str, mode: str | None, prop: str, bound: Any, weighted: Any, capped: Any,
+             emit_smt2: Any = None) -> tuple[str, str | None]:
     """The setting asked for (``mode`` names it as ``check`` does), checked
     with the class (:func:`_validate_class`): one the property is defined
     in (a dynamic property in the dynamic setting only, the others outside
-    it; :mod:`proofs.prover.encodings.dynamic` encodes the dynamic steps)."""
+    it; :mod:`proofs.prover.encodings.dynamic` encodes the dynamic steps);
+    and the directory of ``emit_smt2`` (or ``None``)."""
     from .properties.base import require_defined
 
     if mode is not None:
         if setting != "continuous" and setting != mode:
             raise PolicyError(f"mode: {mode!r} contradicts setting={setting!r} (give one of them)")
         setting = mode
-    _validate_class(setting, bound, weighted, capped)
+    emit = _validate_class(setting, bound, weighted, capped, emit_smt2)
     require_defined(get_property(prop), setting)
-    return setting
+    return setting, emit
 
 
 def _discrete() -> Callable[..., Any]:
@@ -128,7 +132,8 @@ def _discrete() -> Callable[..., Any]:
     return prove_discrete
 
 
-def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> None:
+def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any, emit_smt2: Any = None) -> str | None:
+    """Check the class flags; the directory of ``emit_smt2`` (or ``None``)."""
     if setting not in SETTINGS:
         raise PolicyError(f"setting: must be one of {', '.join(SETTINGS)}, got {setting!r}")
     if setting != "discrete" and bound is not None:
@@ -136,10 +141,16 @@ def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> Non
     for flag, value in (("weighted", weighted), ("capped", capped)):
         if not isinstance(value, bool):
             raise PolicyError(f"{flag}: must be True or False, got {value!r}")
+    if emit_smt2 is None:
+        return None
+    from proofs.prover.smtlib import emit_directory
+
+    return emit_directory(emit_smt2, setting)
 
 
 def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, timeout: float,
-               workers: int | None, weighted: bool = False, capped: bool = False, setting: str = "continuous") -> Any:
+               workers: int | None, weighted: bool = False, capped: bool = False, setting: str = "continuous",
+               emit: str | None = None) -> Any:
     """:func:`prove` on validated arguments: solve the cases, re-verify
     each satisfiable case's witness exactly, and conclude (status
     ``"unknown"`` with the reason when the policy or the class cannot be
@@ -147,7 +158,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     from proofs.prover.driver import run_cases, split
     from proofs.prover.encodings import Unencodable, get_encoding
     from proofs.prover.properties import get_negation
-    from proofs.prover.result import UNDECIDED, ProofResult
+    from proofs.prover.result import UNDECIDED, ProofResult, verdict_solvers
 
     t0 = time.perf_counter()
     neg = get_negation(prop)
@@ -174,18 +185,23 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         return v is not None
 
     cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept,
-                         weighted=weighted, capped=capped)
+                         weighted=weighted, capped=capped, emit=emit)
     planned = len(split(pol, prop, users, resources, domain))
     result.cases = cases
     result.assumptions["cases"] = planned
     _conclude(result, found, planned, neg.resources)
+    result.solvers = verdict_solvers(result.status, cases)
     result.seconds = time.perf_counter() - t0
     return result
 
 
-#: Seeded instances on which :func:`prove` checks an encoding against its
-#: policy's exact solver before trusting it.
-CROSSCHECK_INSTANCES = 2
+#: Seeded instances of the class on which :func:`prove` checks an encoding
+#: against its policy's exact solver before trusting it (each in the
+#: proof's normal form: :func:`proofs.prover.crosscheck.normal_form`).
+CROSSCHECK_INSTANCES = 50
+#: Instances drawn at most to have :data:`CROSSCHECK_INSTANCES` that z3
+#: decides (an undecided one is no evidence either way).
+CROSSCHECK_MAX_DRAWN = 100
 CROSSCHECK_SEED = 21
 
 
@@ -213,9 +229,12 @@ def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bo
 def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
                       ) -> str | None:
     """Why ``enc`` is not ``policy``'s allocation on one of the
-    :func:`crosscheck_instances` (``None`` when it is on all of them): the
-    prover must be able to fail when an encoding is wrong, not prove what
-    a wrong formula satisfies."""
+    :func:`crosscheck_instances`, each put in the proof's normal form
+    (capacities 1, demand rows normalised as ``enc``'s cases are, the
+    class's zeros, weights and caps) and checked through the proof's own
+    symbolic market (``None`` when it is on all of them): the prover must
+    be able to fail when an encoding is wrong, not prove what a wrong
+    formula satisfies."""
     return _mismatch(policy, type(get_policy(policy)), enc, n, m, domain, weighted, capped)
 
 
@@ -224,18 +243,28 @@ def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, wei
               ) -> str | None:
     """:func:`encoding_mismatch`, once per policy class, encoding and class
     of instances in a process."""
-    from proofs.prover.crosscheck import disagreement
+    from proofs.prover.crosscheck import first_disagreement, normal_form
 
     from .api import solve
 
-    for inst in crosscheck_instances(n, m, domain, weighted, capped):
-        try:
-            alloc = solve(inst, policy, exact=True)
-        except PolicyError:
-            continue
-        what = disagreement(enc, inst, alloc.x_exact if alloc.exact else None, list(alloc.x), weighted, capped)
-        if what:
-            return f"{policy}: the encoding disagrees with the policy's solver on {inst.describe()}: {what}"
+    decided, drawn = 0, 0
+    while decided < CROSSCHECK_INSTANCES and drawn < CROSSCHECK_MAX_DRAWN:
+        batch = crosscheck_instances(n, m, domain, weighted, capped, count=drawn + CROSSCHECK_INSTANCES - decided)
+        samples = []
+        for raw in batch[drawn:]:
+            inst = normal_form(raw, enc.normalise)
+            try:
+                alloc = solve(inst, policy, exact=True)
+            except PolicyError:
+                continue
+            samples.append((inst, alloc.x_exact if alloc.exact else None, list(alloc.x)))
+        found, k = first_disagreement(enc, samples, domain, weighted, capped)
+        if found is not None:
+            return f"{policy}: the encoding disagrees with the policy's solver on {found[0].describe()}: {found[1]}"
+        decided, drawn = decided + k, len(batch)
+    if decided < CROSSCHECK_INSTANCES:
+        return (f"{policy}: the encoding could be checked against the policy's solver on only {decided} of "
+                f"{drawn} instances of the class (z3 could not decide the others)")
     return None
 
 
@@ -281,7 +310,8 @@ def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: An
 def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, weighted: bool = False,
                 capped: bool = False, setting: str = "continuous") -> dict[str, Any]:
     """The encoded fragment, in words."""
-    import z3
+    from proofs.prover.cvc5_check import cvc5_version
+    from proofs.prover.smtlib import z3_version
 
     scale = {"max": "each user's largest demand share is 1 (bundles do not depend on task size)",
              "sum": "each user's demand shares sum to 1 (bundles do not depend on task size)",
@@ -294,7 +324,7 @@ def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, 
         "weights": "any > 0" if weighted else "equal (unweighted)",
         "caps": "any task caps >= 0 or none" if capped else "none",
         "setting": "dynamic: users arrive in order, continuous tasks" if setting == "dynamic" else "continuous tasks",
-        "solver": f"z3 {z3.get_version_string()}, exact real arithmetic",
+        "solver": f"{z3_version()}, exact real arithmetic; every unsat re-checked by {cvc5_version()}",
         "cases": cases,
     }
 

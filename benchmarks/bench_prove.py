@@ -3,6 +3,7 @@
     python benchmarks/bench_prove.py                 # the extended table at 2x2, the ratio, discrete DRF
     python benchmarks/bench_prove.py --table2        # Table 2 cells at 2x2, 2x3, 3x2, 3x3, 600 s per cell
     python benchmarks/bench_prove.py --table2 --limit 60 --grow 5  # then grow proved cells up to 5x5
+    python benchmarks/bench_prove.py --second-solver  # what cvc5's re-check costs at 2x2
 
 Default run (issue 21): every cell of the extended table (policies
 asset, bbf, ceei, drf, fds, gfj, leximin-tasks, single-resource, slots,
@@ -146,6 +147,32 @@ def discrete(args: argparse.Namespace) -> None:
     print(f"discrete DRF rows at 2x2, bound 4: {time.perf_counter() - t0:.1f} s")
 
 
+def second_solver(args: argparse.Namespace) -> None:
+    """What cvc5's re-check of every unsat case costs at 2x2 (issue 27):
+    each extended cell proved with ``analyzer.prove`` in both domains,
+    z3's and cvc5's solver seconds summed from the cases of the same run
+    (their ratio is the cost of the second solver), and the cells cvc5
+    left unknown."""
+    from proofs.prover.properties import negations
+
+    policies = args.policies.split(",") if args.policies else list(EXTENDED_POLICIES)
+    z3_s = cvc5_s = wall = 0.0
+    lost: list[str] = []
+    for pol in policies:
+        for prop, neg in negations().items():
+            for domain in ("positive", "zeros"):
+                t1 = time.perf_counter()
+                r = prove(pol, prop, 2, neg.resources or 2, domain=domain, timeout=args.limit, workers=args.workers)
+                wall += time.perf_counter() - t1
+                z3_s += sum(c.seconds for c in r.cases)
+                cvc5_s += sum(c.recheck_seconds for c in r.cases)
+                if r.status == "unknown" and "cvc5" in r.reason:
+                    lost.append(f"{pol}/{prop}/{domain}")
+    print(f"second solver at 2x2: {wall:.1f} s wall for {len(policies)} policies x {len(negations())} properties x 2 "
+          f"domains; z3 {z3_s:.1f} s, cvc5 {cvc5_s:.1f} s of solver time (cvc5/z3 = {cvc5_s / max(z3_s, 1e-9):.1f}); "
+          f"left unknown by cvc5: {', '.join(lost) or 'none'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--table2", action="store_true", help="Table 2 cells at several sizes (issue 13)")
@@ -155,7 +182,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--grow", type=int, default=0, help="then grow proved cells n, m up to this size")
     ap.add_argument("--policies", default=None, help="policies (default: the table's)")
+    ap.add_argument("--second-solver", action="store_true", help="only what cvc5's re-check costs at 2x2")
     args = ap.parse_args()
+    if args.second_solver:
+        args.limit = args.limit or 120.0
+        second_solver(args)
+        return
     if not args.table2:
         args.limit = args.limit or 120.0
         extended(args)

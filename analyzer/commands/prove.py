@@ -53,6 +53,9 @@ def register(sub: Any) -> None:
                    help="with --discrete: run the chunks on the Dask scheduler at ADDR (tcp://host:port)")
     p.add_argument("--resume", default=None, metavar="FILE",
                    help="with --discrete: progress file, continued when it exists and kept on Ctrl-C")
+    p.add_argument("--emit-smt2", default=None, metavar="DIR",
+                   help="write every case as a self-contained SMT-LIB2 script to DIR (created when missing), "
+                        "the text z3 and cvc5 decided: re-check it with any solver")
     add_format_option(p)
     p.set_defaults(run=run)
 
@@ -65,14 +68,20 @@ def run(args: argparse.Namespace) -> int:
     if args.discrete:
         if args.mode != "continuous":
             raise UsageError(f"--mode {args.mode}: not with --discrete")
+        if args.emit_smt2 is not None:
+            raise UsageError("--emit-smt2: not with --discrete (the discrete setting enumerates instances)")
         from ._prove_discrete import run_discrete
 
         return run_discrete(args)
     for flag in ("bound", "scheduler", "resume"):
         if getattr(args, flag) is not None:
             raise UsageError(f"--{flag}: only with --discrete")
+    from proofs.prover.smtlib import emit_directory
+
+    emit_directory(args.emit_smt2, field="--emit-smt2")
     r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain, weighted=args.weighted,
-              capped=args.capped, timeout=args.timeout, workers=args.workers, mode=args.mode)
+              capped=args.capped, timeout=args.timeout, workers=args.workers, mode=args.mode,
+              emit_smt2=args.emit_smt2)
     write_out(render(proof_document(r), args.format))
     if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
         return fail("interrupted: the cases decided so far are listed above", EXIT_INTERRUPTED)
@@ -84,13 +93,14 @@ def proof_document(r: Any) -> Document:
     :func:`text` writes them."""
     verdict = [["status", r.status], ["policy", r.policy], ["property", r.property],
                ["size", f"{r.users} users x {r.resources} resources"], ["domain", r.domain],
-               ["seconds", round(r.seconds, 3)], ["note", r.note], ["reason", r.reason]]
+               ["seconds", round(r.seconds, 3)], ["solvers", ", ".join(r.solvers)], ["note", r.note],
+               ["reason", r.reason]]
     if r.counterexample is not None:
         verdict += [["counterexample", r.counterexample.instance.describe()],
                     ["violation", r.counterexample.message]]
-    cases = [[c.label, c.status, round(c.seconds, 3), c.reason] for c in r.cases]
+    cases = [[c.label, c.status, round(c.seconds, 3), round(c.recheck_seconds, 3), c.reason] for c in r.cases]
     return Document([Table("Proof", ["field", "value"], verdict),
-                     Table("Cases", ["case", "status", "seconds", "reason"], cases)],
+                     Table("Cases", ["case", "status", "z3 seconds", "cvc5 seconds", "reason"], cases)],
                     data=r.to_dict, own={"text": lambda: text(r)})
 
 
@@ -124,5 +134,15 @@ def text(r: Any) -> str:
                         f" on every instance with {size}\n({scope})", f" at {size}")
     decided = sum(c.status != "unknown" for c in r.cases)
     lines = [head, f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
-    lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s){' ' + c.reason if c.reason else ''}" for c in r.cases]
+    lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s{_recheck(c)}){' ' + c.reason if c.reason else ''}"
+              for c in r.cases]
+    if r.solvers:
+        lines.append(f"{'verdict of' if len(r.solvers) > 1 else 'constructed by'}: {' and '.join(r.solvers)}"
+                     + (" (both answered unsat on every case)" if len(r.solvers) > 1 else
+                        " (then re-verified by the checker)"))
     return "\n".join(lines) + "\n"
+
+
+def _recheck(case: Any) -> str:
+    """``"; cvc5 0.12 s"`` when cvc5 re-checked the case."""
+    return f"; cvc5 {case.recheck_seconds:.2f} s" if case.recheck_seconds else ""

@@ -21,7 +21,7 @@ from typing import Any
 
 from .encodings import get_encoding
 from .properties import get_negation
-from .result import SAT, UNKNOWN, UNSAT, CaseResult
+from .result import SAT, UNKNOWN, CaseResult
 from .symbolic import DOMAINS, dominant_cases
 
 #: A case: the dominant resource of every row (users, then extra rows), or
@@ -32,8 +32,9 @@ INTERRUPTED = "interrupted"
 #: Seconds a case may overrun the deadline before its process is stopped.
 DEADLINE_GRACE: float = 2.0
 #: What a worker receives: policy, property, n, m, domain, case, deadline,
-#: weighted, capped.
-Job = tuple[str, str, int, int, str, Case, float, bool, bool]
+#: weighted, capped, and the file to write the case's SMT-LIB2 script to
+#: (``None``: none).
+Job = tuple[str, str, int, int, str, Case, float, bool, bool, str | None]
 
 
 def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool = True) -> list[Case]:
@@ -61,35 +62,9 @@ def label(case: Case, n: int) -> str:
     return text
 
 
-def solve_case(job: Job) -> CaseResult:
-    """Build and solve one case (runs in a worker process)."""
-    import z3
-
-    from .symbolic import evaluate
-
-    policy, prop, n, m, domain, case, deadline, weighted, capped = job
-    name = label(case, n)
-    left = deadline - time.time()
-    if left <= 0:
-        return CaseResult(name, UNKNOWN, 0.0, reason="deadline reached before the case started")
-    query = get_negation(prop).build(get_encoding(policy), n, m, domain, case, weighted=weighted, capped=capped)
-    solver = z3.Solver()
-    solver.set("timeout", max(1, int(left * 1000)))
-    solver.add(*query.constraints)
-    t0 = time.perf_counter()
-    answer = solver.check()
-    seconds = time.perf_counter() - t0
-    if answer == z3.unsat:
-        return CaseResult(name, UNSAT, seconds)
-    if answer == z3.sat:
-        model = solver.model()
-        return CaseResult(name, SAT, seconds, witness={k: evaluate(model, v) for k, v in query.witness.items()})
-    return CaseResult(name, UNKNOWN, seconds, reason=solver.reason_unknown())
-
-
 def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: float, workers: int | None,
               accept: Callable[[CaseResult], bool], *, weighted: bool = False, capped: bool = False,
-              symmetric: bool = True) -> tuple[list[CaseResult], bool]:
+              symmetric: bool = True, emit: str | None = None) -> tuple[list[CaseResult], bool]:
     """Solve every case; stop early once ``accept`` takes a satisfiable one.
 
     Parameters
@@ -105,37 +80,65 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
         Symbolic weights / task caps in the instances.
     symmetric : bool
         Split up to symmetry (see :func:`split`).
+    emit : str or None
+        A directory to write every case's SMT-LIB2 script to
+        (:func:`case_file`; the cases no worker reached are written at the
+        end, unless interrupted).
 
     Returns
     -------
     (list of CaseResult, bool)
         The results of the cases solved, and whether a case was accepted.
     """
+    from .solving import awaiting, case_file, unconfirmed, write_scripts
+
     cases = split(policy, prop, n, m, domain, symmetric)
     deadline = time.time() + timeout
-    pending: list[Job] = [(policy, prop, n, m, domain, c, deadline, weighted, capped) for c in cases]
-    count = max(1, workers or os.cpu_count() or 1)
+    pending: list[Any] = [(policy, prop, n, m, domain, c, deadline, weighted, capped,
+                           None if emit is None else case_file(emit, policy, prop, n, m, domain, weighted, capped, k))
+                          for k, c in enumerate(cases)]
+    results, why, accepted = _drive(pending, max(1, workers or os.cpu_count() or 1), deadline, accept, n)
+    if emit is not None and why != INTERRUPTED:  # the cases no worker reached: their scripts too
+        write_scripts([task for task in pending if not isinstance(task[0], CaseResult)])
+    late = "a counterexample ended the proof first" if accepted else why
+    out = [unconfirmed(r, late) if awaiting(r) else r for r in results.values()]
+    if not accepted:
+        seen = {r.label for r in out}
+        out += [CaseResult(label(c, n), UNKNOWN, 0.0, reason=why) for c in cases if label(c, n) not in seen]
+    return _in_split_order(out, cases, n), accepted
+
+
+def _drive(pending: list[Any], count: int, deadline: float, accept: Callable[[CaseResult], bool], n: int
+           ) -> tuple[dict[str, CaseResult], str, bool]:
+    """Run the tasks of ``pending`` on ``count`` processes: each case's z3
+    question, and for each z3 ``unsat`` its cvc5 re-check (queued after
+    every case's z3 question). Returns the latest result by case, why the
+    run stopped, and whether ``accept`` took a satisfiable case."""
+    from .solving import awaiting
+
     ctx = multiprocessing.get_context("fork")
-    running: dict[Any, tuple[Any, Case]] = {}  # result pipe -> (process, case)
-    results: list[CaseResult] = []
-    why = "deadline reached"
-    # one process per case, no shared locks: a case that overruns z3's own
-    # timeout is killed at the deadline (plus a grace period) without
-    # leaving anything locked (multiprocessing.Pool.terminate can hang then)
+    running: dict[Any, tuple[Any, str]] = {}  # result pipe -> (process, case label)
+    results: dict[str, CaseResult] = {}
+    why, accepted = "deadline reached", False
+    # one process per task, no shared locks: a case that overruns the
+    # solvers' own time limits is killed at the deadline (plus a grace
+    # period) without leaving anything locked (multiprocessing.Pool.terminate
+    # can hang then)
     try:
-        while pending or running:
+        while (pending or running) and not accepted:
             while pending and len(running) < count:
-                job = pending.pop(0)
-                recv, proc = _start(ctx, job)
-                running[recv] = (proc, job[5])
+                task = pending.pop(0)
+                recv, proc = _start(ctx, task)
+                running[recv] = (proc, task[0].label if isinstance(task[0], CaseResult) else label(task[5], n))
             ready = wait(list(running), timeout=max(0.0, deadline - time.time()) + DEADLINE_GRACE)
             if not ready:
                 break
             for conn in ready:
-                res = _collect(conn, *running.pop(conn), n)
-                results.append(res)
-                if res.status == SAT and accept(res):
-                    return _in_split_order(results, cases, n), True
+                res = _collect(conn, *running.pop(conn))
+                results[res.label] = res
+                if awaiting(res):
+                    pending.append((res, deadline))
+                accepted = accepted or (res.status == SAT and accept(res))
     except KeyboardInterrupt:  # keep the cases solved so far
         why = INTERRUPTED
     finally:
@@ -143,26 +146,25 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
             proc.kill()
             proc.join()
             conn.close()
-    seen = {r.label for r in results}
-    results += [CaseResult(label(c, n), UNKNOWN, 0.0, reason=why) for c in cases if label(c, n) not in seen]
-    return _in_split_order(results, cases, n), False
+    return results, why, accepted
 
 
-def _start(ctx: Any, job: Job) -> tuple[Any, Any]:
-    """A worker process solving ``job``, and the pipe its result comes by."""
+def _start(ctx: Any, task: Any) -> tuple[Any, Any]:
+    """A worker process running ``task`` (a :data:`Job`, or a z3 result to
+    re-check and the deadline), and the pipe its result comes by."""
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_worker, args=(job, send), daemon=True)
+    proc = ctx.Process(target=_worker, args=(task, send), daemon=True)
     proc.start()
     send.close()
     return recv, proc
 
 
-def _collect(conn: Any, proc: Any, case: Case, n: int) -> CaseResult:
+def _collect(conn: Any, proc: Any, name: str) -> CaseResult:
     """The result a finished worker sent (``unknown`` when it died first)."""
     try:
         res = conn.recv()
     except EOFError:
-        res = CaseResult(label(case, n), UNKNOWN, 0.0, reason=f"worker exited with code {proc.exitcode}")
+        res = CaseResult(name, UNKNOWN, 0.0, reason=f"worker exited with code {proc.exitcode}")
     conn.close()
     proc.join()
     return res
@@ -175,9 +177,11 @@ def _in_split_order(results: list[CaseResult], cases: list[Case], n: int) -> lis
     return sorted(results, key=lambda r: order.get(r.label, len(order)))
 
 
-def _worker(job: Job, conn: Any) -> None:
-    """A worker process: solve one case and send its result (Ctrl-C is the
+def _worker(task: Any, conn: Any) -> None:
+    """A worker process: run one task and send its result (Ctrl-C is the
     parent's to handle: it kills the workers)."""
+    from .solving import confirm, solve_case
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    conn.send(solve_case(job))
+    conn.send(confirm(*task) if isinstance(task[0], CaseResult) else solve_case(task))
     conn.close()

@@ -47,7 +47,15 @@ class CaseResult:
         For ``"sat"``: the model's values (Fractions) of the query's
         witness terms (see :class:`proofs.prover.properties.Query`).
     reason : str
-        Why a case is ``"unknown"`` (timeout, z3's reason).
+        Why a case is ``"unknown"`` (timeout, z3's reason, cvc5 not
+        confirming z3's ``"unsat"``).
+    solvers : tuple of str
+        The solvers that gave the answer, with their versions: z3 and cvc5
+        for ``"unsat"`` (both must say it), z3 for ``"sat"`` (the witness is
+        then re-verified exactly), none for ``"unknown"``.
+    recheck_seconds : float
+        cvc5's wall-clock time re-checking z3's ``"unsat"`` (0 when it did
+        not run).
     """
 
     label: str
@@ -55,12 +63,30 @@ class CaseResult:
     seconds: float
     witness: dict[str, Any] | None = None
     reason: str = ""
+    solvers: tuple[str, ...] = ()
+    recheck_seconds: float = 0.0
+    #: z3's ``"unsat"`` awaiting cvc5: the case's SMT-LIB2 script.
+    script: str = field(default="", repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"case": self.label, "status": self.status, "seconds": round(self.seconds, 3)}
+        if self.recheck_seconds:
+            out["recheck_seconds"] = round(self.recheck_seconds, 3)
+        if self.solvers:
+            out["solvers"] = list(self.solvers)
         if self.reason:
             out["reason"] = self.reason
         return out
+
+
+def verdict_solvers(status: str, cases: list[CaseResult]) -> tuple[str, ...]:
+    """The solvers a proof's verdict rests on: those that agreed on every
+    case of a proof, z3 for a counterexample it constructed, none else."""
+    if status == PROVED and cases:
+        return tuple(s for s in cases[0].solvers if all(s in c.solvers for c in cases))
+    if status == COUNTEREXAMPLE:
+        return next((c.solvers for c in cases if c.status == SAT), ())
+    return ()
 
 
 @dataclass
@@ -94,7 +120,14 @@ class ProofResult:
         Remarks (e.g. a property holding vacuously at the size).
     reason : str
         Why the status is ``"unknown"`` (timeout, a policy or class the
-        prover cannot encode); empty otherwise.
+        prover cannot encode, the two solvers not agreeing); empty
+        otherwise.
+    solvers : tuple of str
+        The solvers the verdict rests on, with their versions: ``("z3
+        4.13.0", "cvc5 1.2.0")`` for ``"proved"`` (each agreed on every
+        case), ``("z3 4.13.0",)`` for an SMT counterexample (constructed by
+        z3, then re-verified by the checker), the enumeration for a
+        discrete proof; empty when nothing was decided.
     """
 
     status: str
@@ -109,6 +142,7 @@ class ProofResult:
     seconds: float = 0.0
     note: str = ""
     reason: str = ""
+    solvers: tuple[str, ...] = ()
 
     @builtins.property  # the field ``property`` shadows the builtin in this class body
     def proved(self) -> bool:
@@ -129,6 +163,8 @@ class ProofResult:
     def __repr__(self) -> str:
         counts = {s: sum(c.status == s for c in self.cases) for s in (UNSAT, SAT, UNKNOWN)}
         fields = self._fields()
+        if self.solvers:
+            fields["solvers"] = ", ".join(self.solvers)
         fields["cases"] = {k: v for k, v in counts.items() if v}
         fields["seconds"] = round(self.seconds, 3)
         text = short_repr("ProofResult", **fields)
@@ -164,12 +200,14 @@ class ProofResult:
 
     def tidy(self) -> tuple[list[str], list[list[Any]]]:
         """Columns and rows of :meth:`to_pandas`: one row per case."""
-        cols = ["policy", "property", "case", "status", "seconds", "reason"]
-        return cols, [[self.policy, self.property, c.label, c.status, c.seconds, c.reason] for c in self.cases]
+        cols = ["policy", "property", "case", "status", "seconds", "recheck_seconds", "solvers", "reason"]
+        return cols, [[self.policy, self.property, c.label, c.status, c.seconds, c.recheck_seconds,
+                       ", ".join(c.solvers), c.reason] for c in self.cases]
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per case of the split (its
-        label, z3's answer, the time, why it is unknown)."""
+        label, its answer, z3's and cvc5's times, the solvers that agreed,
+        why it is unknown)."""
         return to_frame(*self.tidy(), owner="ProofResult.to_pandas()")
 
     def to_dict(self) -> dict[str, Any]:
@@ -178,7 +216,7 @@ class ProofResult:
             "status": self.status, "policy": self.policy, "property": self.property,
             "users": self.users, "resources": self.resources, "domain": self.domain,
             "seconds": round(self.seconds, 3), "note": self.note, "reason": self.reason,
-            "assumptions": self.assumptions,
+            "solvers": list(self.solvers), "assumptions": self.assumptions,
             "cases": [c.to_dict() for c in self.cases],
             "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
         }

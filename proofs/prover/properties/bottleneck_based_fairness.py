@@ -11,7 +11,7 @@ from __future__ import annotations
 import z3
 
 from ..encodings import Encoding
-from . import Query, allocated, register_negation
+from . import Query, allocated, register_negation, witness
 
 
 @register_negation("bottleneck-based-fairness", distinguished=1, weighted=True, capped=True)
@@ -25,4 +25,4 @@ def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | Non
                        z3.Or([amount[0][j] < amount[k][j] for k in range(1, n)]))
         complaint.append(z3.Or(z3.Not(mk.uses(0, j)), z3.Not(mk.saturated(x, j)), short))
     below_cap = [] if mk.cap is None else [x[0] < mk.cap[0]]
-    return Query(cons + complaint + below_cap, {"demands": mk.d})
+    return Query(cons + complaint + below_cap, witness(mk))
