@@ -48,6 +48,7 @@ def _check(args: argparse.Namespace) -> None:
     from models import get_policy
     from models.registry import UnknownNameError
 
+    from ..worst.core import check_size
     from ..worst.metrics import get_metric
 
     for flag in ("users", "resources"):
@@ -55,6 +56,8 @@ def _check(args: argparse.Namespace) -> None:
             raise UsageError(f"--{flag}: must be >= 1, got {getattr(args, flag)}")
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget: must be >= 1, got {args.budget}")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout: must be > 0, got {args.timeout}")
     table = args.policies is not None or args.metrics is not None
     if table and (args.policy or args.metric):
         raise UsageError("give POLICY METRIC or --policies/--metrics, not both")
@@ -64,8 +67,8 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("--scheduler: runs a table's cells; give --policies and --metrics")
     try:
         for m in _split(args.metrics) if table else [args.metric]:
-            get_metric(m)
-    except UnknownNameError as exc:
+            check_size(args.users, args.resources, args.domain, get_metric(m))
+    except (UnknownNameError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     for p in _split(args.policies) if table else [args.policy]:
         get_policy(p)
@@ -135,9 +138,20 @@ def worst_document(r: Any) -> Document:
             ["tasks", ", ".join(f"{u}: {fmt_number(t)}" for u, t in r.allocation.tasks.items())]]
     rows += [[k, v if isinstance(v, str) else ", ".join(map(str, v))] for k, v in r.detail.items()]
     rows += [["search", f"{r.evaluations} evaluations, seed {r.seed}, best float {r.found:.6g}"]]
-    if r.bound is not None:
-        b = r.bound
-        state = "tight" if b.value == b.attained else ("within tolerance" if b.complete else "incomplete")
-        rows.append(["proved bound", f"no instance has {r.metric} {'below' if r.direction == 'min' else 'above'} "
-                                     f"{fmt_number(b.value)} ({state}; {len(b.steps)} SMT queries, {b.seconds:.1f} s)"])
+    rows += bound_rows(r)
     return Document([Table("Worst case", ["field", "value"], rows)], data=r.to_dict)
+
+
+def bound_rows(r: Any) -> list[list[str]]:
+    """The proved bound's rows (and the prover's instance when it beats the
+    search's), or why there is none when one was tried."""
+    b = r.bound
+    if b is None:
+        return [["proved bound", f"none: {r.bound_note}"]] if r.bound_note else []
+    state = "tight" if b.value == b.attained else ("within tolerance" if b.complete else "incomplete")
+    side = "below" if r.direction == "min" else "above"
+    rows = [["proved bound", f"no instance has {r.metric} {side} {fmt_number(b.value)} ({state}; {len(b.steps)} SMT "
+                             f"queries, {b.seconds:.1f} s)"]]
+    if b.instance is not None:
+        rows.append(["prover's instance", f"{fmt_number(b.attained)}: {b.instance.describe()}"])
+    return rows
