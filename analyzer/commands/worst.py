@@ -33,6 +33,9 @@ def register(sub: Any) -> None:
     p.add_argument("--bound", choices=("auto", "yes", "no"), default="auto",
                    help="prove a bound with the SMT prover (auto: at users x resources <= 4)")
     p.add_argument("--save", default=None, metavar="FILE.toml", help="write the worst instance as a scenario file")
+    p.add_argument("--plot", default=None, metavar="OUT",
+                   help="draw the best value against evaluations, with the certified value and the bound "
+                        "(.png, .svg, .pdf by suffix)")
     p.add_argument("--workers", type=int, default=None, help="processes for the table (default: all cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run the table on the Dask cluster at ADDRESS")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -65,6 +68,12 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("expected POLICY METRIC (or --policies ... --metrics ...)")
     if not table and args.scheduler:
         raise UsageError("--scheduler: runs a table's cells; give --policies and --metrics")
+    if args.plot is not None:
+        if table:
+            raise UsageError("--plot: draws one worst case; give POLICY METRIC, not --policies/--metrics")
+        from .plot import check_output_path
+
+        check_output_path(args.plot, "--plot")
     try:
         for m in _split(args.metrics) if table else [args.metric]:
             check_size(args.users, args.resources, args.domain, get_metric(m))
@@ -99,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
         with open(args.save, "w", encoding="utf-8") as fh:
             fh.write(r.instance.to_toml())
     write_out(render(worst_document(r), args.format))
+    if args.plot is not None:
+        from ..worst.plotting import save_plot
+
+        save_plot(r, args.plot)
     if r.interrupted:
         return fail(f"interrupted after {r.evaluations} evaluations: the worst instance so far is above",
                     EXIT_INTERRUPTED)
