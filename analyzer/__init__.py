@@ -30,6 +30,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "simulate": (".simulation", "simulate"),
     "load_trace": (".simulation", "load_trace"),
     "worst_case": (".worst.core", "worst_case"),
+    "frontier": (".frontiers.core", "frontier"),
 }
 
 
@@ -59,6 +60,7 @@ __all__ = [
     "as_instance",
     "available",
     "check",
+    "frontier",
     "get_policy",
     "load_policy_file",
     "load_trace",

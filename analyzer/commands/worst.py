@@ -23,13 +23,7 @@ def register(sub: Any) -> None:
                    help="efficiency, manipulation-gain, envy, sharing-incentive or utilization")
     p.add_argument("--policies", default=None, help="comma-separated policies: a table of worst values")
     p.add_argument("--metrics", default=None, help="comma-separated metrics for the table")
-    p.add_argument("--users", type=int, default=2, help="number of users n (default: 2)")
-    p.add_argument("--resources", type=int, default=2, help="number of resources m (default: 2)")
-    p.add_argument("--seed", type=int, default=0, help="seed (default: 0); same seed, same result")
-    p.add_argument("--budget", type=int, default=None, help="metric evaluations per search (default: the metric's)")
-    p.add_argument("--domain", choices=("positive", "zeros"), default="positive",
-                   help="demand entries all > 0 (default) or zeros allowed")
-    p.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per search")
+    add_search_options(p)
     p.add_argument("--bound", choices=("auto", "yes", "no"), default="auto",
                    help="prove a bound with the SMT prover (auto: at users x resources <= 4)")
     p.add_argument("--save", default=None, metavar="FILE.toml", help="write the worst instance as a scenario file")
@@ -43,12 +37,20 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _split(text: str | None) -> list[str]:
-    return [w.strip() for w in (text or "").split(",") if w.strip()]
+def add_search_options(p: Any) -> None:
+    """The size and search flags ``worst`` and ``frontier`` share."""
+    p.add_argument("--users", type=int, default=2, help="number of users n (default: 2)")
+    p.add_argument("--resources", type=int, default=2, help="number of resources m (default: 2)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default: 0); same seed, same result")
+    p.add_argument("--budget", type=int, default=None, help="metric evaluations per search (default: the metric's)")
+    p.add_argument("--domain", choices=("positive", "zeros"), default="positive",
+                   help="demand entries all > 0 (default) or zeros allowed")
+    p.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per search")
 
 
-def _check(args: argparse.Namespace) -> None:
-    from models import get_policy
+def check_search_options(args: argparse.Namespace, metrics: list[str]) -> None:
+    """UsageError for a bad size, budget or timeout, an unknown metric, or
+    a size beyond what the search solves for one of ``metrics``."""
     from models.registry import UnknownNameError
 
     from ..worst.core import check_size
@@ -61,6 +63,20 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--budget: must be >= 1, got {args.budget}")
     if args.timeout is not None and not args.timeout > 0:
         raise UsageError(f"--timeout: must be > 0, got {args.timeout}")
+    try:
+        for m in metrics:
+            check_size(args.users, args.resources, args.domain, get_metric(m))
+    except (UnknownNameError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _split(text: str | None) -> list[str]:
+    return [w.strip() for w in (text or "").split(",") if w.strip()]
+
+
+def _check(args: argparse.Namespace) -> None:
+    from models import get_policy
+
     table = args.policies is not None or args.metrics is not None
     if table and (args.policy or args.metric):
         raise UsageError("give POLICY METRIC or --policies/--metrics, not both")
@@ -74,11 +90,7 @@ def _check(args: argparse.Namespace) -> None:
         from .plot import check_output_path
 
         check_output_path(args.plot, "--plot")
-    try:
-        for m in _split(args.metrics) if table else [args.metric]:
-            check_size(args.users, args.resources, args.domain, get_metric(m))
-    except (UnknownNameError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+    check_search_options(args, _split(args.metrics) if table else [args.metric])
     for p in _split(args.policies) if table else [args.policy]:
         get_policy(p)
 

@@ -3,6 +3,7 @@ shared plotting package); matplotlib is imported inside, without pyplot."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,10 @@ def trace_plot(result: Any, ax: Any = None) -> Any:
     return fig
 
 
-def save_plot(result: Any, path: str | Path) -> Path:
-    """:func:`trace_plot` written to ``path`` (PNG, SVG, PDF... by suffix:
-    :data:`~analyzer.plotting.style.PLOT_FORMATS`).
+def save_figure(draw: Callable[[], Any], path: str | Path) -> Path:
+    """The Figure ``draw()`` returns, written to ``path`` in the format its
+    suffix names (:data:`~analyzer.plotting.style.PLOT_FORMATS`), checked
+    before anything is drawn.
 
     Raises
     ------
@@ -48,5 +50,10 @@ def save_plot(result: Any, path: str | Path) -> Path:
 
     fmt = plot_format(path)
     out = Path(path)
-    trace_plot(result).savefig(out, format=fmt, dpi=DEFAULT_DPI)
+    draw().savefig(out, format=fmt, dpi=DEFAULT_DPI)
     return out
+
+
+def save_plot(result: Any, path: str | Path) -> Path:
+    """:func:`trace_plot` written to ``path`` (PNG, SVG, PDF... by suffix)."""
+    return save_figure(lambda: trace_plot(result), path)
