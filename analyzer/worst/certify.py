@@ -114,8 +114,10 @@ class Certifier:
         """The certificate of ``theta`` (value ``found``), or ``None`` when no
         candidate lies within the tolerance of ``found``."""
         demands = self.space.demands(theta)
-        for inst, integer in [*((i, True) for i in integer_versions(self.space, demands)),
-                              (exact_version(demands), False)]:
+        exact = exact_version(demands)
+        # the point's own floats (its demands as exact binary fractions): the value found
+        self._floats.setdefault(exact, found)
+        for inst, integer in [*((i, True) for i in integer_versions(self.space, demands)), (exact, False)]:
             if not within(self.metric, self.value(inst), found):
                 continue
             if integer and self.effort > 0:
@@ -172,15 +174,17 @@ def _simpler(v: int, q: int, least: int) -> list[int]:
 
 
 def simplify(cert: Certifier, inst: Instance, found: float) -> Instance:
-    """Greedy: replace demand entries by simpler integers (1, the capacity,
-    fewer significant digits) while the float value stays within the
-    tolerance of ``found``, within ``cert.effort`` metric evaluations; then
-    divide each resource's column and capacity by their common divisor."""
+    """Greedy: replace demand entries, the smallest first (the tiny
+    off-dominant entries a worst case often does not depend on), by simpler
+    integers (1, the capacity, fewer significant digits) while the float
+    value stays within the tolerance of ``found``, within ``cert.effort``
+    metric evaluations; then divide each resource's column and capacity by
+    their common divisor."""
     space, effort = cert.space, cert.effort
     q = int(inst.capacity_exact[0])
     dem = [[int(v) for v in row] for row in inst.demands_exact]
     least = 0 if space.domain == ZEROS else 1
-    for i, j in np.ndindex(space.n, space.m):
+    for i, j in sorted(np.ndindex(space.n, space.m), key=lambda ij: (dem[ij[0]][ij[1]], ij)):
         for c in _simpler(dem[i][j], q, least):
             if effort <= 0:
                 break

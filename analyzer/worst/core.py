@@ -21,7 +21,7 @@ BOUND_AUTO_CELLS = 4
 #: Metric evaluations spent simplifying a certified instance's entries: this
 #: many per entry, at most SIMPLIFY_MAX (independent of the budget, so that a
 #: point's certificate is too).
-SIMPLIFY_PER_ENTRY = 4
+SIMPLIFY_PER_ENTRY = 2
 SIMPLIFY_MAX = 200
 #: Seconds given to the bound's bisection when no timeout is set.
 BOUND_TIMEOUT = 60.0
@@ -102,14 +102,14 @@ def worst_case(policy: str | Policy, metric: str | Metric, users: int = 2, resou
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout: must be > 0, got {timeout!r}")
     deadline = math.inf if timeout is None else time.monotonic() + timeout
-    result = _search(Run(pol, met, Space(users, resources, domain), budget, deadline, progress), seed)
+    result = search_run(Run(pol, met, Space(users, resources, domain), budget, deadline, progress), seed)
     if bound or (bound is None and users * resources <= BOUND_AUTO_CELLS and not result.interrupted):
         _add_bound(result, pol, met, BOUND_TIMEOUT if timeout is None else timeout)
     return result
 
 
-def _search(run: Run, seed: int) -> WorstCase:
-    """Optimise, then certify the best point (Ctrl-C during certification
+def search_run(run: Run, seed: int) -> WorstCase:
+    """The search ``run`` from ``seed``: optimise, then certify the best point (Ctrl-C during certification
     keeps the best certificate so far, or the float point)."""
     pol, met, space = run.policy, run.metric, run.space
     optimise(run, seed)

@@ -86,6 +86,8 @@ class Run:
     interrupted: bool = False
     failures: int = 0
     started: float = field(default_factory=time.perf_counter)
+    #: The metric's own starts first (off only for the benchmark's baseline).
+    targeted: bool = True
 
     @property
     def best_value(self) -> float:
@@ -143,14 +145,12 @@ def nelder_mead(run: Run, x0: np.ndarray, evaluations: int, phase: str, rng: np.
                       "adaptive": idx.size > 4})
 
 
-def optimise(run: Run, seed: int, targeted: bool = True) -> Run:
-    """Run the search until the budget, the deadline or Ctrl-C
-    (``targeted``: the metric's own starts first; off only for the
-    benchmark's baseline)."""
+def optimise(run: Run, seed: int) -> Run:
+    """Run the search until the budget, the deadline or Ctrl-C."""
     rng = np.random.default_rng(seed)
     chunk = min(MAX_RUN, max(MIN_RUN, RUN_PER_DIM * min(run.space.dim, MAX_SIMPLEX_DIM)))
     try:
-        own = run.metric.starts(run.space, rng) if targeted else iter(())
+        own = run.metric.starts(run.space, rng) if run.targeted else iter(())
         best: list[tuple[float, int, str, np.ndarray]] = []  # the LOCAL_STARTS best starts (a heap of -loss)
         for k, (name, theta) in enumerate(itertools.chain(own, generic_starts(run.space, rng))):
             item = (-run.loss(theta, f"start: {name}"), -k, name, theta)
