@@ -65,6 +65,8 @@ def test_drf_efficiency_at_n_users_and_2_resources_is_n_over_2_n_minus_1(n: int)
     r = worst_case("drf", "efficiency", n, 2, budget=60, bound=True)
     assert r.bound is not None and r.bound.value == closed and r.bound.complete
     assert closed <= r.value <= closed * F(1001, 1000)
+    assert r.bound.instance is None  # z3's first instance is no worse than the search's, to the tolerance
+    assert r.bound.attained == r.value
     assert worse_than("drf", "efficiency", n, 2, "positive", closed * F(1001, 1000), 60).status == WORSE
 
 

@@ -133,6 +133,9 @@ def prove_bound(policy: Policy, metric: Metric, n: int, m: int, domain: str, att
             break
     if st.proved is None:
         return f"z3 proved no bound in {len(st.steps)} queries ({last or 'every value queried is beaten'})"
+    if st.found is not None and abs(float(st.attained) - float(attained)) <= \
+            metric.shrink_rtol * max(abs(float(attained)), 1.0):
+        st.attained, st.found = attained, None  # the prover's instance is no worse than the search's, to the tolerance
     return Bound(st.proved, st.attained, st.steps, time.monotonic() - t0, st.done()), st.found
 
 

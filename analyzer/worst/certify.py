@@ -39,7 +39,7 @@ from .search import Improvement
 from .space import ZEROS, Space
 
 #: Common denominators tried, in order.
-SCALES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 20, 50, 100, 200, 500, 1000, 10**4, 10**5, 10**6)
+SCALES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 20, 50, 100, 200, 500, 1000, 10**4, 10**5, 10**6, 10**7, 10**8, 10**9)
 #: Above this many demand entries, certificates are measured in floats
 #: (the exact solvers and the exact LP grow too slow: a 100 x 20 instance
 #: takes seconds, 200 x 50 minutes); the result then says ``exact=False``.
