@@ -72,40 +72,30 @@ def frontier(policy: str, param: str, values: Sequence[Any], *, metric: str = "e
     ----------
     policy : str
         A parameterised policy (``"fds"``, ``"gfj"``, ``"slots"``, a
-        ``--policy-file`` one), optionally with other parameters fixed
-        (``"fds:gamma=2"`` for a family with two).
+        ``--policy-file`` one), other parameters fixed as in ``"fds:gamma=2"``.
     param : str
-        The parameter that varies.
-    values : sequence
-        Its values: numbers, or ``"inf"`` / ``float("inf")``.
-    metric : str
-        A worst-case metric (:func:`analyzer.worst_case`).
-    properties : sequence of str
-        Properties to prove at each value (:func:`analyzer.prove`).
+        The parameter that varies; ``values`` are numbers or ``"inf"``.
+    metric, properties
+        A worst-case metric (:func:`analyzer.worst_case`); properties to
+        prove at each value (:func:`analyzer.prove`, ``prove_timeout`` s each).
     users, resources, seed, budget, domain, timeout
         As :func:`analyzer.worst_case` takes them (per value).
-    prove_timeout : float
-        Seconds for each proof.
-    workers, scheduler
-        Processes over the values' searches and each proof's cases
-        (default: every core), or the address of a Dask scheduler for the
-        searches.
-    progress : callable, optional
+    workers, scheduler, progress
+        Processes for the searches and each proof's cases (default: every
+        core) or a Dask scheduler's address for the searches;
         ``progress(1)`` after each search and each proof.
 
     Returns
     -------
     Frontier
         One :class:`FrontierPoint` per value, in the order given (Ctrl-C
-        keeps the values whose search and proofs finished, ``.interrupted``).
+        keeps the values finished, ``.interrupted``).
 
     Raises
     ------
-    PolicyError
+    PolicyError, ValueError
         For an unknown policy, parameter or property, a value that is not a
-        number, or one the policy refuses.
-    ValueError
-        For a bad size, budget, timeout or domain.
+        number or that the policy refuses; a bad size, budget or timeout.
 
     Examples
     --------
@@ -114,8 +104,25 @@ def frontier(policy: str, param: str, values: Sequence[Any], *, metric: str = "e
     >>> [p.proofs["envy-freeness"].status for p in f.points]
     ['proved', 'proved']
     """
+    met, props, members = _plan(policy, param, values, metric, properties, users, resources, domain, prove_timeout)
+    out = Frontier(parse_policy_spec(policy)[0], param, met.name, met.direction, props, users, resources, seed)
+    jobs: list[SearchArgs] = [(label, met.name, users, resources, seed, budget, domain, timeout)
+                              for label, _ in members]
+    try:
+        worst = _searches(jobs, workers, scheduler, progress)
+        for label, value in members:
+            proofs = _proofs(label, props, users, resources, domain, prove_timeout, workers, progress)
+            out.points.append(FrontierPoint(value, label, worst[label], proofs))
+    except KeyboardInterrupt:
+        out.interrupted = True
+    return out
+
+
+def _plan(policy: str, param: str, values: Sequence[Any], metric: str, properties: Sequence[str], users: int,
+          resources: int, domain: str, prove_timeout: float) -> tuple[Any, tuple[str, ...], list[tuple[str, float]]]:
+    """The metric, the property names and the members (label, value; one
+    per label), every argument checked before any work."""
     from ..properties.base import get_property
-    from ..searching.pool import worker_pool
     from ..worst import get_metric
     from ..worst.core import check_size
 
@@ -126,25 +133,22 @@ def frontier(policy: str, param: str, values: Sequence[Any], *, metric: str = "e
     if not prove_timeout > 0:
         raise ValueError(f"prove_timeout: must be > 0, got {prove_timeout!r}")
     props = tuple(get_property(p).name for p in properties)
-    members = list(dict(member(policy, param, v) for v in values).items())  # one point per member
-    out = Frontier(parse_policy_spec(policy)[0], param, met.name, met.direction, props, users, resources, seed)
-    jobs: list[SearchArgs] = [(label, met.name, users, resources, seed, budget, domain, timeout)
-                              for label, _ in members]
+    return met, props, list(dict(member(policy, param, v) for v in values).items())
+
+
+def _searches(jobs: list[SearchArgs], workers: int | None, scheduler: Any,
+              progress: Callable[[int], None] | None) -> dict[str, Any]:
+    """Every value's worst case, by label, over the pool or the cluster."""
+    from ..searching.pool import worker_pool
+
     worst: dict[str, Any] = {}
-    try:
-        with worker_pool(workers, scheduler) as (pool, _):
-            results = map(run_search, jobs) if pool is None else pool.imap_unordered(run_search, jobs)
-            for label, r in results:
-                worst[label] = r
-                if progress is not None:
-                    progress(1)
-        for label, value in members:
-            out.points.append(FrontierPoint(value, label, worst[label], _proofs(label, props, users, resources,
-                                                                                 domain, prove_timeout, workers,
-                                                                                 progress)))
-    except KeyboardInterrupt:
-        out.interrupted = True
-    return out
+    with worker_pool(workers, scheduler) as (pool, _):
+        results = map(run_search, jobs) if pool is None else pool.imap_unordered(run_search, jobs)
+        for label, r in results:
+            worst[label] = r
+            if progress is not None:
+                progress(1)
+    return worst
 
 
 def _proofs(label: str, props: tuple[str, ...], users: int, resources: int, domain: str, timeout: float,
