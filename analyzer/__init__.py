@@ -32,6 +32,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "simulate": (".simulation", "simulate"),
     "load_trace": (".simulation", "load_trace"),
     "worst_case": (".worst.core", "worst_case"),
+    "frontier": (".frontiers.core", "frontier"),
 }
 
 
@@ -64,6 +65,7 @@ __all__ = [
     "available",
     "check",
     "dynamic_run",
+    "frontier",
     "get_policy",
     "load_policy_file",
     "load_trace",

@@ -20,7 +20,8 @@ and why:
 
 Nothing else is normalised: the documented commands print no timings or
 paths (a timing column is written ``...`` in the docs). Blocks that run a counterexample search (``table``, ``search``,
-``variants --find``) or a worst case (``worst``) take seconds to a minute and are marked ``slow``.
+``variants --find``), a worst case (``worst``) or a frontier (``frontier``) take seconds to a minute and are
+marked ``slow``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "docs"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: Subcommands whose blocks are slow (they search for counterexamples).
-SLOW_COMMANDS = ("table", "search", "variants --find", "worst")
+SLOW_COMMANDS = ("table", "search", "variants --find", "worst", "frontier")
 
 
 @dataclass(frozen=True)

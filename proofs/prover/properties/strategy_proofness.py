@@ -16,6 +16,7 @@ dominant resource in the case split.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import z3
@@ -38,7 +39,11 @@ def _report_cap(mk: Market, r: list[Any]) -> tuple[Any, list[Any]]:
 
 
 @register_negation("strategy-proofness", distinguished=1, extra_rows=1, weighted=True, capped=True)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
+def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, *,
+          factor: Fraction | None = None, **cls: bool) -> Query:
+    """The negation; with ``factor``, a lie running more than ``factor``
+    times the truthful tasks (the manipulation-gain bound of
+    :mod:`proofs.bounds.manipulation_gain`)."""
     mk, x, cons = allocated(enc, n, m, domain, dom, **cls)
     rdom = None if dom is None else dom[n]
     r, rcons = demand_row("r", m, domain, enc.normalise, rdom)
@@ -47,6 +52,7 @@ def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | Non
     kr, kcons = _report_cap(mk, r)
     lie = mk.with_row(0, r, rdom, kr)
     y = tasks("z", n)
-    gain = [z3.Or(z3.Not(mk.uses(0, j)), y[0] * r[j] > x[0] * mk.d[0][j]) for j in range(m)]
+    truth = x[0] if factor is None else z3.RealVal(factor) * x[0]
+    gain = [z3.Or(z3.Not(mk.uses(0, j)), y[0] * r[j] > truth * mk.d[0][j]) for j in range(m)]
     return Query(cons + rcons + kcons + enc.formula(lie, y, "b") + gain + [below_cap(mk, x, 0)],
                  witness(mk, report=r))

@@ -1,0 +1,28 @@
+"""Manipulation gain above ``v`` as a query: user 0 reports a demand ``r``
+and, with the allocation ``y`` of the lied instance, its bundle ``y_0 r``
+runs more than ``v`` times its truthful tasks, ``y_0 r_j > v x_0 d_0j`` for
+every resource ``j`` it uses (Ghodsi et al., NSDI 2011, Section 3,
+strategy-proofness; ``v = 1`` is its negation). The lie is encoded as
+:mod:`proofs.prover.properties.strategy_proofness` encodes it, symbolic
+rows and the report's own dominant resource in the case split, and the
+query is that negation with the factor ``v``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from . import BOUNDS, BoundEncoding
+
+
+def gain_above(enc: Any, n: int, m: int, domain: str, case: tuple[int, ...] | None, v: Fraction) -> Any:
+    """The query "a lie of user 0 runs more than ``v`` times its truthful
+    tasks" in one dominant-resource case (witness: demands and report)."""
+    from proofs.prover.properties import get_negation
+
+    return get_negation("strategy-proofness").build(enc, n, m, domain, case, factor=v)
+
+
+BOUNDS.register("manipulation-gain", BoundEncoding("manipulation-gain", None, deviation=gain_above,
+                                                   negation="strategy-proofness"))
