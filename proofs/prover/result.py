@@ -163,8 +163,6 @@ class ProofResult:
     def __repr__(self) -> str:
         counts = {s: sum(c.status == s for c in self.cases) for s in (UNSAT, SAT, UNKNOWN)}
         fields = self._fields()
-        if self.solvers:
-            fields["solvers"] = ", ".join(self.solvers)
         fields["cases"] = {k: v for k, v in counts.items() if v}
         fields["seconds"] = round(self.seconds, 3)
         text = short_repr("ProofResult", **fields)
