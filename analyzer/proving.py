@@ -138,16 +138,14 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     try:
         enc = get_encoding(pol)
     except Unencodable as e:
-        result.reason = str(e)
-        result.assumptions = assumptions(users, resources, domain, None, 0, weighted, capped)
+        enc, result.reason = None, str(e)
+    result.assumptions = assumptions(users, resources, domain, None if enc is None else enc.normalise, 0, weighted,
+                                     capped)
+    if _settled(result, neg, enc, weighted, capped):
+        result.seconds = time.perf_counter() - t0
         return result
-    result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped)
-    why = (enc.covers(weighted, capped) or neg.covers(weighted, capped)
-           or (enc.validate(users, resources, domain) if enc.validate else None)
-           or encoding_mismatch(pol, enc, users, resources, domain, weighted, capped))
-    if why:
-        result.reason = why
-        return result
+    assert enc is not None  # _settled returns True without an encoding
+    result.assumptions["symmetries"] = _symmetries(pol, prop, users, resources, domain, weighted, capped)
     found: list[Violation] = []
 
     def accept(case: Any) -> bool:
@@ -158,12 +156,46 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
 
     cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept,
                          weighted=weighted, capped=capped)
-    planned = len(split(pol, prop, users, resources, domain))
+    planned = len(split(pol, prop, users, resources, domain, weighted=weighted, capped=capped))
     result.cases = cases
     result.assumptions["cases"] = planned
     _conclude(result, found, planned, neg.resources)
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def _settled(result: Any, neg: Any, enc: Any, weighted: bool, capped: bool) -> bool:
+    """Whether ``result`` is decided before solving: ``"unknown"`` with the
+    reason (no encoding, a class the negation or the encoding does not
+    cover, an encoding not to be trusted at one of the sizes the negation
+    uses)."""
+    if enc is None:
+        return True
+    n, m, domain = result.users, result.resources, result.domain
+    why = neg.covers(weighted, capped) or enc.covers(weighted, capped) or _encoding_issue(
+        result.policy, enc, neg.sizes(n), m, domain, weighted, capped)
+    result.reason = why or ""
+    return bool(why)
+
+
+def _encoding_issue(pol: str, enc: Any, sizes: tuple[int, ...], m: int, domain: str, weighted: bool,
+                    capped: bool) -> str | None:
+    """Why the encoding cannot be trusted at one of ``sizes`` users (the
+    negation may evaluate the policy with a user fewer): a size or domain
+    it does not cover, or a disagreement with the policy's solver."""
+    for n in sizes:
+        why = ((enc.validate(n, m, domain) if enc.validate else None)
+               or encoding_mismatch(pol, enc, n, m, domain, weighted, capped))
+        if why:
+            return why
+    return None
+
+
+def _symmetries(pol: str, prop: str, n: int, m: int, domain: str, weighted: bool, capped: bool) -> str:
+    """The reductions the split uses, in words."""
+    from proofs.prover.driver import case_symmetries
+
+    return case_symmetries(pol, prop, n, m, domain, weighted, capped).words()
 
 
 #: Seeded instances on which :func:`prove` checks an encoding against its
@@ -311,12 +343,15 @@ def witness_instance(witness: dict[str, Any], scale_users: bool) -> tuple[Instan
 
 
 def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any] | None) -> Violation | None:
-    """The SMT witness checked exactly by the existing checker."""
+    """The SMT witness checked exactly by the existing checker (the users
+    in the negation's roles, ``"roles"``, passed on to a verifier)."""
     if witness is None:
         return None
     from .checking import check
 
-    inst, extra = witness_instance(witness, scale_users)
+    roles = [int(u) for u in witness.get("roles", [])]
+    inst, extra = witness_instance({k: v for k, v in witness.items() if k != "roles"}, scale_users)
+    extra["roles"] = roles
     if prop in VERIFIERS:
         return VERIFIERS.get(prop)(policy, inst, extra)
     return check(policy, inst, prop)
@@ -328,7 +363,8 @@ def _lie(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None
     from .properties.strategy_proofness import StrategyProofness
 
     ev = Evaluator(policy)
-    return StrategyProofness().verify_report(ev, inst, ev.verified(inst), 0, extra["report"])
+    liar = extra["roles"][0] if extra.get("roles") else 0
+    return StrategyProofness().verify_report(ev, inst, ev.verified(inst), liar, extra["report"])
 
 
 @VERIFIERS.register("resource-monotonicity")

@@ -79,10 +79,13 @@ def worse_than(policy: str, metric: str, n: int, m: int, domain: str, v: Fractio
 
     from proofs.prover.encodings import get_encoding
     from proofs.prover.symbolic import dominant_cases, evaluate, market
+    from proofs.prover.symmetry import symmetries
 
     enc, bound = get_encoding(policy), BOUNDS.get(metric)
+    sym = symmetries(enc, (n,), m, domain)  # every metric treats users and resources alike; the policy may not
+    fixed, free = ((), tuple(range(n))) if sym.users else (tuple(range(n)), ())
     cases: list[tuple[int, ...] | None] = (
-        list(dominant_cases(m, (), tuple(range(n)), 0)) if enc.normalise == "max" else [None])
+        list(dominant_cases(m, fixed, free, 0, sym.resources)) if enc.normalise == "max" else [None])
     t0 = time.perf_counter()
     deadline = time.monotonic() + timeout
     for case in cases:
