@@ -123,14 +123,16 @@ def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> Non
 
 def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, timeout: float,
                workers: int | None, weighted: bool = False, capped: bool = False) -> Any:
-    """:func:`prove` on validated arguments: solve the cases, re-verify
-    each satisfiable case's witness exactly, and conclude (status
+    """:func:`prove` on validated arguments: say "vacuous" when no feasible
+    allocation violates the property at the size, else solve the cases,
+    re-verify each satisfiable case's witness exactly, and conclude (status
     ``"unknown"`` with the reason when the policy or the class cannot be
     encoded)."""
     from proofs.prover.driver import run_cases, split
     from proofs.prover.encodings import Unencodable, get_encoding
     from proofs.prover.properties import get_negation
     from proofs.prover.result import UNDECIDED, ProofResult
+    from proofs.prover.vacuity import below_speaking_size
 
     t0 = time.perf_counter()
     neg = get_negation(prop)
@@ -159,21 +161,32 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     planned = len(split(pol, prop, users, resources, domain, weighted=weighted, capped=capped))
     result.cases = cases
     result.assumptions["cases"] = planned
-    _conclude(result, found, planned, neg.resources)
+    _conclude(result, found, planned)
+    if result.status != UNDECIDED:
+        result.note = result.note or below_speaking_size(prop, users, resources)
     result.seconds = time.perf_counter() - t0
     return result
 
 
 def _settled(result: Any, neg: Any, enc: Any, weighted: bool, capped: bool) -> bool:
-    """Whether ``result`` is decided before solving: ``"unknown"`` with the
-    reason (no encoding, a class the negation or the encoding does not
-    cover, an encoding not to be trusted at one of the sizes the negation
-    uses)."""
+    """Whether ``result`` is decided before solving: ``"vacuous"`` (no
+    feasible allocation violates the property at the size, whatever the
+    policy), or ``"unknown"`` with the reason (no encoding, a class the
+    negation or the encoding does not cover, an encoding not to be trusted
+    at one of the sizes the negation uses)."""
+    from proofs.prover.result import VACUOUS
+    from proofs.prover.vacuity import vacuity
+
+    n, m, domain = result.users, result.resources, result.domain
+    why = neg.covers(weighted, capped)
+    empty = None if why else vacuity(result.property, n, m, domain, weighted, capped)
+    if empty:
+        result.status, result.reason = VACUOUS, empty
+        return True
     if enc is None:
         return True
-    n, m, domain = result.users, result.resources, result.domain
-    why = neg.covers(weighted, capped) or enc.covers(weighted, capped) or _encoding_issue(
-        result.policy, enc, neg.sizes(n), m, domain, weighted, capped)
+    why = why or enc.covers(weighted, capped) or _encoding_issue(result.policy, enc, neg.sizes(n), m, domain,
+                                                                 weighted, capped)
     result.reason = why or ""
     return bool(why)
 
@@ -254,11 +267,10 @@ def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, wei
     return None
 
 
-def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int | None) -> None:
+def _conclude(result: Any, found: list[Violation], planned: int) -> None:
     """Set ``result``'s status and note from its cases: a re-verified
     witness refutes, every one of the ``planned`` cases unsatisfiable
-    proves (vacuously when the property speaks only of ``speaks_of``
-    resources), anything else is unknown and the note says why."""
+    proves, anything else is unknown and the note says why."""
     from proofs.prover.result import COUNTEREXAMPLE, PROVED, SAT, UNSAT
 
     cases = result.cases
@@ -269,8 +281,6 @@ def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int 
                            "(floats, by the confirmation margins NUMERIC_CONFIRM_RTOL/ATOL)")
     elif len(cases) == planned and all(c.status == UNSAT for c in cases):
         result.status = PROVED
-        if speaks_of is not None and speaks_of != result.resources:
-            result.note = f"holds vacuously: the property speaks only of {speaks_of} resource(s)"
     elif any(c.status == SAT for c in cases):
         result.reason = "z3 found a candidate counterexample that the exact re-check did not confirm"
     else:

@@ -200,7 +200,7 @@ def test_table_prove_says_which_cells_are_proved(capsys: pytest.CaptureFixture[s
     assert "proof" not in cells["asset", "sharing-incentive"]            # a ✗ cell
     assert "proof" not in cells["asset", "bottleneck-based-fairness"]    # no encoding: evidence only
     text = _table("text", capsys)
-    assert "✓ (proved)" in text and "no counterexample in 40 instances" in text
+    assert "✓ (proved ≤ 2x2)" in text and "no counterexample in 40 instances" in text
     rows = _table("csv", capsys).splitlines()
     assert rows[0].endswith(",proof") and any("proved for n ≤ 2" in r for r in rows)
     assert "proved for n ≤ 2, m ≤ 2" in _table("md", capsys)

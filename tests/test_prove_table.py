@@ -24,8 +24,8 @@ def test_proved_for_positive_demands_refuted_with_zeros_outside_the_class() -> N
     assert pr.complete and pr.domains["positive"].complete
     zeros = pr.domains["zeros"].counterexample
     assert zeros is not None and zeros.exact and (zeros.instance.demands == 0).any()
-    assert pr.mark() == "(proved; zeros ✗)"
-    assert t.cell_text("drf", "population-monotonicity") == "✓ (proved; zeros ✗)"
+    assert pr.mark() == "(proved ≤ 3x2; zeros ✗)"
+    assert t.cell_text("drf", "population-monotonicity") == "✓ (proved ≤ 3x2; zeros ✗)"
     assert "zero demands: refuted, outside the class" in pr.text()
 
 
@@ -47,7 +47,7 @@ def test_weighted_capped_class_is_proved_and_says_so() -> None:
     for prop in ("envy-freeness", "sharing-incentive"):
         pr = t.proof("drf", prop)
         assert pr.complete and pr.weighted and pr.capped
-        assert t.cell_text("drf", prop) == "✓ (proved: weighted, capped)"
+        assert t.cell_text("drf", prop) == "✓ (proved ≤ 2x2: weighted, capped)"
         assert "weighted, capped" in pr.text()
 
 
@@ -71,7 +71,7 @@ def test_cli_json_has_the_domains(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "10", "--prove", "2,2",
                  "--quiet", "--workers", "1", "--format", "json"]) == 0
     proof = json.loads(capsys.readouterr().out)["cells"][0]["proof"]
-    assert proof["complete"] and proof["mark"] == "(proved)"
+    assert proof["complete"] and proof["mark"] == "(proved ≤ 2x2)"
     assert set(proof["domains"]) == {"positive", "zeros"} and proof["domains"]["zeros"]["complete"]
 
 
@@ -95,7 +95,7 @@ def test_ctrl_c_during_proofs_keeps_the_cells_proved_so_far(monkeypatch: pytest.
                  "--prove", "2,1", "--quiet", "--workers", "1"])
     out, err = capsys.readouterr()
     assert code == 130 and "interrupted" in err
-    assert "✓ (proved)" in out  # sharing incentive, proved before the interrupt
+    assert "✓ (proved ≤ 2x1)" in out  # sharing incentive, proved before the interrupt
     assert calls[-1] == "envy-freeness"
 
 
