@@ -97,6 +97,8 @@ ENCODINGS: Registry[Encoding] = Registry("SMT-encoded policy", lazy=(__name__,),
 FACTORIES: Registry[Factory] = Registry("SMT-encoded policy family", lazy=(__name__,), error=PolicyError)
 #: Why a policy cannot be encoded, by policy name.
 UNENCODABLE: Registry[str] = Registry("unencodable policy", lazy=(__name__,), error=PolicyError)
+#: What each factory made, by factory and parameters.
+_MADE: dict[tuple[Factory, str], Encoding | str] = {}
 #: Fallbacks tried, in order, for a policy with no entry above (e.g. the
 #: tracer of user filling policies): ``fallback(label) -> Encoding``, raising
 #: :class:`Unencodable` when it does not apply.
@@ -161,7 +163,11 @@ def get_encoding(policy: str) -> Encoding:
     name, params = parse_policy_spec(policy)
     ENCODINGS.load()
     if name in FACTORIES:
-        made = FACTORIES.get(name)(params)
+        factory = FACTORIES.get(name)
+        key = (factory, repr(sorted(params.items())))
+        if key not in _MADE:  # one encoding per label: the per-encoding caches (cross-check, symmetries) then hit
+            _MADE[key] = factory(params)
+        made = _MADE[key]
         if isinstance(made, str):
             raise Unencodable(made)
         return made
