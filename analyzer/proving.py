@@ -72,8 +72,10 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
         ``.status`` ``"proved"``, ``"counterexample"`` (``.counterexample``
         re-verified by the checker: exactly, or numerically with ``.note``
         saying so for a policy without an exact solver, e.g. FDS/GFJ at a
-        finite ``beta != 1``) or ``"unknown"`` (``.reason``); ``.cases``;
-        ``.assumptions``.
+        finite ``beta != 1``), ``"vacuous"`` (no feasible allocation
+        violates the property at that size: ``.reason``) or ``"unknown"``
+        (``.reason``); ``.cases``; ``.assumptions`` (with the symmetries
+        the split was reduced by, checked: ``"symmetries"``).
 
     Raises
     ------
@@ -87,6 +89,8 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     >>> r = prove("asset", "sharing-incentive", 2, 2, workers=1)
     >>> r.status, r.counterexample.exact
     ('counterexample', True)
+    >>> prove("utilitarian", "single-resource-fairness", 2, 2).status
+    'vacuous'
     """
     from proofs.prover.symbolic import DOMAINS
     _validate_class(setting, bound, weighted, capped)

@@ -71,10 +71,9 @@ def vacuity(prop: str, n: int, m: int, domain: str, weighted: bool = False, capp
     if _satisfiable(FEASIBLE, prop, n, m, domain, weighted, capped) != z3.unsat:
         return None
     neg = get_negation(prop)
-    only = "" if neg.resources in (None, m) else \
-        f"; the property speaks only of {_count(neg.resources, 'resource')}"
-    return (f"no feasible allocation violates {prop} at {n} users x {m} resources (its negation is unsatisfiable "
-            f"with the policy's constraints removed){only}")
+    only = "" if neg.resources in (None, m) else f"; it speaks only of {_count(neg.resources, 'resource')}"
+    return ("no feasible allocation violates the property at this size (its negation is unsatisfiable with the "
+            f"policy's constraints removed){only}")
 
 
 def _count(k: int, what: str) -> str:
