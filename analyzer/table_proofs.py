@@ -226,7 +226,10 @@ def prove_cell(policy: str, prop: str, max_users: int, max_resources: int, insta
     with positive demands and then with zeros (not after a counterexample
     with positive demands, which is one with zeros allowed too), weighted
     and capped as ``instance_class`` (an
-    :class:`~analyzer.searching.classes.InstanceClass` or its name)."""
+    :class:`~analyzer.searching.classes.InstanceClass` or its name). A
+    size proved with zeros allowed is proved with positive demands too
+    (every positive instance is one with zeros allowed), so it fills in a
+    size the positive domain left undecided."""
     from .searching.classes import InstanceClass
 
     cls = InstanceClass.parse(instance_class)
@@ -236,6 +239,11 @@ def prove_cell(policy: str, prop: str, max_users: int, max_resources: int, insta
         proof.domains[domain] = dp
         if dp.counterexample is not None:
             break
+    pos, zeros = proof.domains["positive"], proof.domains.get("zeros")
+    if zeros is not None and pos.counterexample is None and pos.failed:
+        pos.proved = sorted(set(pos.proved) | set(zeros.proved))
+        pos.failed = [f for f in pos.failed if f[:2] not in set(zeros.proved)]
+        pos.reason = pos.reason if pos.failed else ""
     return proof
 
 

@@ -13,7 +13,7 @@ from analyzer.searching.classes import InstanceClass
 from analyzer.searching.instance_stream import cell_key
 from analyzer.searching.result import SearchResult
 from analyzer.table import PropertyTable
-from analyzer.table_proofs import prove_cells
+from analyzer.table_proofs import prove_cell, prove_cells
 from models import PolicyError
 
 
@@ -118,3 +118,21 @@ def test_prover_never_proves_a_cell_the_search_refuted_at_its_size(cls: str) -> 
             assert r.status == "counterexample", (p, q, r.status, r.reason)
             checked += 1
     assert checked >= 10
+
+
+def test_a_size_proved_with_zeros_is_proved_with_positive_demands(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every positive instance is one with zeros allowed: a positive size left undecided is covered
+    import analyzer.proving as proving
+    from proofs.prover.result import UNDECIDED, ProofResult
+
+    real = proving.prove
+
+    def prove(policy: str, prop: str, n: int, m: int, **kw: object) -> object:
+        if (n, m) == (2, 2) and kw["domain"] == "positive":
+            return ProofResult(UNDECIDED, policy, prop, n, m, "positive", reason="timeout (stub)")
+        return real(policy, prop, n, m, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(proving, "prove", prove)
+    proof = prove_cell("drf", "envy-freeness", 2, 2, workers=1)
+    assert proof.domains["positive"].proved == [(2, 1), (2, 2)] and proof.complete
+    assert proof.domains["positive"].reason == ""
