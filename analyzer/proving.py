@@ -73,9 +73,7 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
         re-verified by the checker: exactly, or numerically with ``.note``
         saying so for a policy without an exact solver, e.g. FDS/GFJ at a
         finite ``beta != 1``), ``"vacuous"`` (no feasible allocation
-        violates the property at that size: ``.reason``) or ``"unknown"``
-        (``.reason``); ``.cases``; ``.assumptions`` (with the symmetries
-        the split was reduced by, checked: ``"symmetries"``).
+        violates it at that size) or ``"unknown"`` (both: ``.reason``).
 
     Raises
     ------
@@ -87,10 +85,8 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     >>> prove("drf", "sharing-incentive", 2, 2, workers=1).status
     'proved'
     >>> r = prove("asset", "sharing-incentive", 2, 2, workers=1)
-    >>> r.status, r.counterexample.exact
-    ('counterexample', True)
-    >>> prove("utilitarian", "single-resource-fairness", 2, 2).status
-    'vacuous'
+    >>> r.status, r.counterexample.exact, prove("drf", "single-resource-fairness", 2, 2).status
+    ('counterexample', True, 'vacuous')
     """
     from proofs.prover.symbolic import DOMAINS
     _validate_class(setting, bound, weighted, capped)
