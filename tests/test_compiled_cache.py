@@ -92,7 +92,7 @@ def test_the_fingerprint_follows_versions_sources_and_constants(tmp_path: Path) 
 def test_a_compilation_is_announced_on_stderr_terminal_or_not(capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     # a script or a notebook (stderr not a terminal) is told why it waits, as a person at a terminal is
-    from analyzer import cli
+    from analyzer.cli import common as cli
     from models import compiled
 
     monkeypatch.setattr(compiled, "_NOTICE", [None])
