@@ -121,3 +121,13 @@ def _json_default(o: Any) -> Any:
     if isinstance(o, np.ndarray):
         return o.tolist()
     return str(o)
+
+
+def package_version() -> str:
+    """fairalloc's version from the installed package's metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fairalloc")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
+        return "unknown (not installed)"

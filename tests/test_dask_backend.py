@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from analyzer.cli import common as cli  # noqa: E402
+from analyzer.cli import main as cli  # noqa: E402
 from analyzer.searching import dask_backend  # noqa: E402
 from analyzer.searching.engine import search  # noqa: E402
 from analyzer.tables.table import property_table  # noqa: E402

@@ -128,7 +128,7 @@ def test_a_runs_seconds_leave_out_the_kernel_time(monkeypatch: pytest.MonkeyPatc
 
 
 def test_simulate_says_the_kernel_time_apart(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from analyzer.cli.common import main
+    from analyzer.cli.main import main
 
     _fake_compilation(monkeypatch, 31.5)
     path = tmp_path / "w.json"

@@ -36,7 +36,7 @@ def test_solve_several_policies_is_a_comparison_as_the_cli_shows_it() -> None:
                        "'ceei': {'A': '45/11', 'B': '18/11'}})")
     html = c._repr_html_()
     assert html.startswith("<table>") and "<td>63/25</td>" in html and "utilization per resource" in html
-    from analyzer.cli.common import main
+    from analyzer.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from analyzer import check
-from analyzer.cli.common import main
+from analyzer.cli.main import main
 from analyzer.properties import Violation, get_property
 from analyzer.properties._batch import numeric_many
 from analyzer.properties._common import Evaluator, numeric_variant

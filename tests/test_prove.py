@@ -15,7 +15,7 @@ import pytest
 z3 = pytest.importorskip("z3")
 
 from analyzer import Instance, prove, solve
-from analyzer.cli.common import main
+from analyzer.cli.main import main
 from analyzer.proving.smt import witness_instance
 from models.tolerances import ENCODING_CHECK_ATOL
 from proofs.prover.driver import split

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from analyzer import check
-from analyzer.cli import common as cli
+from analyzer.cli import main as cli
 from analyzer.proving.bounded import deciders
 from analyzer.proving.bounded.space import Point, Space, to_instance, to_point
 from analyzer.proving.bounded.symmetry import canonical, orbit_size, user_members

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from analyzer import property_table
-from analyzer.cli.common import main
+from analyzer.cli.main import main
 from analyzer.searching.classes import InstanceClass
 from analyzer.searching.instance_stream import cell_key
 from analyzer.searching.result import SearchResult

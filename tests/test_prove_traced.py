@@ -14,7 +14,7 @@ import pytest
 import z3
 
 from analyzer import load_policy_file, prove, solve
-from analyzer.cli.common import main
+from analyzer.cli.main import main
 from analyzer.policy_file import forget_policy_file
 from analyzer.proving.encoding_guard import crosscheck_instances
 from models import FillingPolicy

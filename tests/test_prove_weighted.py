@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from analyzer import check, prove, solve
-from analyzer.cli.common import main
+from analyzer.cli.main import main
 from analyzer.proving.encoding_guard import crosscheck_instances
 from analyzer.proving.smt import witness_instance
 from models.policy import POLICIES, get_policy

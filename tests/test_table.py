@@ -9,7 +9,7 @@ import json
 import pytest
 
 from analyzer import property_table
-from analyzer.cli.common import main
+from analyzer.cli.main import main
 from analyzer.tables.table import PropertyTable
 from models import register
 from models.filling import FillingPolicy

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from analyzer.cli import common as cli
+from analyzer.cli import main as cli
 from analyzer.properties.base import available_properties, get_property
 from analyzer.searching.result import SearchResult
 from analyzer.tables.table import property_table

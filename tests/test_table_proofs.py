@@ -59,7 +59,7 @@ def test_proved_mark_names_the_class_it_covers(option: str, mark: str) -> None:
 @pytest.mark.parametrize("bad", ["0", "-1", "nan", "inf"])
 def test_bad_prove_timeout_exits_2_before_the_search(bad: str, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from analyzer.cli.common import main
+    from analyzer.cli.main import main
     from analyzer.tables.table import TableRun
 
     def no_search(self: TableRun) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.cli import common as cli
+from analyzer.cli import main as cli
 from analyzer.tables.marks_discrete import prove_discrete_cells
 from analyzer.tables.table import property_table
 

@@ -3,7 +3,7 @@ library only, so that Ctrl-C is handled from the first instruction.
 
 :func:`main` installs the import-safe SIGINT handler
 (:mod:`analyzer.interrupts`) before anything heavy loads (numpy, the
-command line's modules), then imports and runs :func:`analyzer.cli.main`.
+command line's modules), then imports and runs :func:`analyzer.cli.main.main`.
 A Ctrl-C at any moment from there to the last write gives one line on
 stderr and exit code 130; what ``--out`` recorded stays (the commands
 stream it as they go). Once the output is written and flushed, Ctrl-C is
@@ -15,7 +15,7 @@ import sys
 
 from .interrupts import install
 
-#: Exit code of an interrupted command (128 + SIGINT), as analyzer.cli's.
+#: Exit code of an interrupted command (128 + SIGINT), as analyzer.cli.common's.
 EXIT_INTERRUPTED = 130
 
 
@@ -42,7 +42,7 @@ def main() -> None:
     """Run the command line with Ctrl-C handled throughout; exits."""
     install()
     try:
-        from .common import main as cli_main
+        from .main import main as cli_main
 
         code = cli_main()
         for stream in (sys.stdout, sys.stderr):  # the last writes, still under the handler

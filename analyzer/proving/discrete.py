@@ -128,7 +128,7 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     hit, why = _drive(job, state, resume, workers, scheduler, t0 + timeout, stop, progress)
     _conclude(result, job, state, hit, why, resume)
     if result.status != "unknown":
-        from ..cli.common import package_version
+        from ..render import package_version
 
         result.solvers = (f"exhaustive enumeration, fairalloc {package_version()}",)
     result.seconds = time.perf_counter() - t0

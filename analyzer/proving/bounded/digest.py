@@ -60,7 +60,7 @@ def definition_digests(policy: Any, prop: Any) -> dict[str, str]:
 def fairalloc_digest() -> str:
     """``"0.1.0 sha256:..."``: the version and a digest of the sources of
     :data:`PACKAGES` (once per process)."""
-    from ...cli.common import package_version
+    from ...render import package_version
 
     root = Path(__file__).resolve().parents[2]
     files = sorted(p for pkg in PACKAGES for p in (root / pkg).rglob("*.py"))
