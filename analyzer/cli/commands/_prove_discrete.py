@@ -9,7 +9,6 @@ exits 130. A progress bar (instances covered) shows on a terminal.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ...formats import render
 from ..common import EXIT_INTERRUPTED, UsageError, fail, write_out
@@ -20,7 +19,7 @@ def run_discrete(args: argparse.Namespace) -> int:
     from ...proving.discrete import INTERRUPTED, prove_discrete
     from ...searching.dask_backend import SchedulerError
     from ._progress import progress_bar
-    from .prove import EXIT_CODES, proof_document
+    from ._proof_report import EXIT_CODES, proof_document
 
     if args.bound is None:
         raise UsageError("--bound: required with --discrete (capacities and demands in 1..K)")
@@ -58,20 +57,3 @@ def _resume_path(path: str | None) -> str | None:
     if p.is_dir() or not p.parent.is_dir():
         raise UsageError(f"--resume: {path} must be a file in an existing directory")
     return path
-
-
-def discrete_text(r: Any) -> str:
-    """The verdict of a discrete proof, the class and the counts."""
-    from .prove import verdict_head
-
-    a = r.assumptions
-    within = f"within the bound {a['bound']}"
-    lines = [verdict_head(r, f"found by exhaustive enumeration {within} ({a['class']})",
-                          f" (discrete) on every integer instance {within}\n({a['class']})", f" (discrete) {within}")]
-    if "deviations" in a:
-        lines.append(f"deviations: {a['deviations']}")
-    if r.cases:
-        c = r.cases[0]
-        lines.append(f"{c.label} checked in {r.seconds:.2f} s ({a.get('evaluations', 0):,} exact evaluations; "
-                     f"symmetry: {a.get('symmetry', 'none')}; {a['solver']})")
-    return "\n".join(lines) + "\n"

@@ -15,23 +15,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...formats import Document, render
-from ...render import Table
+from ...formats import render
 from ..common import (
     EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_SOLVER,
-    EXIT_VIOLATION,
     UsageError,
     add_format_option,
     fail,
     write_out,
 )
-
-#: Exit code of a vacuous proof: the property says nothing at that size.
-EXIT_VACUOUS = 4
-#: Exit code by proof status.
-EXIT_CODES = {"proved": EXIT_OK, "counterexample": EXIT_VIOLATION, "unknown": EXIT_SOLVER, "vacuous": EXIT_VACUOUS}
+from ._proof_report import EXIT_CODES, proof_document
 
 
 def register(sub: Any) -> None:
@@ -90,66 +82,3 @@ def run(args: argparse.Namespace) -> int:
     if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
         return fail("interrupted: the cases decided so far are listed above", EXIT_INTERRUPTED)
     return EXIT_CODES[r.status]
-
-
-def proof_document(r: Any) -> Document:
-    """The verdict and the cases as tables, as JSON data and, in text, as
-    :func:`text` writes them."""
-    verdict = [["status", r.status], ["policy", r.policy], ["property", r.property],
-               ["size", f"{r.users} users x {r.resources} resources"], ["domain", r.domain],
-               ["seconds", round(r.seconds, 3)], ["solvers", ", ".join(r.solvers)], ["note", r.note],
-               ["reason", r.reason]]
-    if r.counterexample is not None:
-        verdict += [["counterexample", r.counterexample.instance.describe()],
-                    ["violation", r.counterexample.message]]
-    cases = [[c.label, c.status, round(c.seconds, 3), round(c.recheck_seconds, 3), c.reason] for c in r.cases]
-    return Document([Table("Proof", ["field", "value"], verdict),
-                     Table("Cases", ["case", "status", "z3 seconds", "cvc5 seconds", "reason"], cases)],
-                    data=r.to_dict, own={"text": lambda: text(r)})
-
-
-def verdict_head(r: Any, found: str, proved: str, where: str) -> str:
-    """The head line of a proof's verdict: the violation and how it was
-    ``found``, ``"P PROVED for X"`` and ``proved`` (the scope), or
-    ``"P for X"``, ``where`` and ``": UNKNOWN (why)"`` or ``": VACUOUS
-    (why)"`` (SMT and discrete proofs alike)."""
-    from .check import violation_text
-
-    if r.status == "counterexample":
-        head = violation_text(r.counterexample) + found
-    elif r.status == "proved":
-        head = f"{r.property} PROVED for {r.policy}{proved}"
-    else:
-        head = f"{r.property} for {r.policy}{where}: {'VACUOUS' if r.status == 'vacuous' else 'UNKNOWN'} ({r.reason})"
-    return head.rstrip("\n")
-
-
-def text(r: Any) -> str:
-    """The verdict, the fragment and the cases, for a terminal."""
-    a = r.assumptions
-    if "bound" in a:
-        from ._prove_discrete import discrete_text
-
-        return discrete_text(r)
-    size = f"{r.users} users x {r.resources} resources"
-    scope = (f"demands: {a['demands']}; capacities: any; weights: {a['weights']}; caps: {a['caps']}; "
-             f"{a['setting']}")
-    head = verdict_head(r, f"constructed by the SMT solver at {size} ({r.domain} demands)",
-                        f" on every instance with {size}\n({scope})", f" at {size}")
-    if r.status == "vacuous":
-        return f"{head}\nnothing to solve: every policy has the property at {size}\n"
-    decided = sum(c.status != "unknown" for c in r.cases)
-    lines = [head] + ([f"reductions: {a['symmetries']}"] if "symmetries" in a else [])
-    lines += [f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
-    lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s{_recheck(c)}){' ' + c.reason if c.reason else ''}"
-              for c in r.cases]
-    if r.solvers:
-        lines.append(f"{'verdict of' if len(r.solvers) > 1 else 'constructed by'}: {' and '.join(r.solvers)}"
-                     + (" (both answered unsat on every case)" if len(r.solvers) > 1 else
-                        " (then re-verified by the checker)"))
-    return "\n".join(lines) + "\n"
-
-
-def _recheck(case: Any) -> str:
-    """``"; cvc5 0.12 s"`` when cvc5 re-checked the case."""
-    return f"; cvc5 {case.recheck_seconds:.2f} s" if case.recheck_seconds else ""
