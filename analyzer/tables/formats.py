@@ -1,4 +1,5 @@
-"""The LaTeX and CSV layouts of a :class:`~analyzer.table.PropertyTable`
+"""The cell marks of a property table, and the LaTeX and CSV layouts of a
+:class:`~analyzer.tables.table.PropertyTable`
 (``fairalloc table --format latex|csv``); the table's ``to_latex`` and
 ``to_csv`` call these."""
 
@@ -11,6 +12,8 @@ from typing import Any
 from ..formats.latex import latex_escape, latex_table
 from .marks_continuous import proof_text
 
+#: Symbols of the three cell states (and of a property undefined in the setting).
+HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
 #: ✓ in LaTeX: ``$\surd$`` needs no package; ``\checkmark`` needs amssymb.
 CHECKMARKS: dict[str, str] = {"surd": r"$\surd$", "amssymb": r"\checkmark"}
 
@@ -23,11 +26,10 @@ def table_latex(t: Any, checkmark: str = "surd") -> str:
 
     Examples
     --------
-    >>> from analyzer.table import PropertyTable
+    >>> from analyzer.tables.table import PropertyTable
     >>> table_latex(PropertyTable(["drf"], ["envy-freeness"])).count(r"\dots")
     1
     """
-    from .table import HOLDS, PENDING, VIOLATED
 
     if checkmark not in CHECKMARKS:
         raise ValueError(f"checkmark must be one of {', '.join(CHECKMARKS)}, got {checkmark!r}")

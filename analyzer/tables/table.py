@@ -34,7 +34,7 @@ from ..searching.instance_stream import Cell, cell_key, make_cell
 from ..searching.pool import resolve_workers, warm_up, worker_pool
 from ..searching.result import RECORD_COLUMNS, SearchResult
 from ..searching.stream import Recorder, open_stream, read_records
-from .formats import table_csv, table_latex
+from .formats import HOLDS, NA, PENDING, VIOLATED, table_csv, table_latex
 from .marks import attach_proofs, checked_options
 from .marks_continuous import proof_dict
 
@@ -44,8 +44,6 @@ PAPER_ORDER: tuple[str, ...] = ("sharing-incentive", "strategy-proofness", "envy
                                 "resource-monotonicity")
 #: Instances per cell when no budget is given.
 DEFAULT_BUDGET: int = 10_000
-#: Symbols of the three cell states.
-HOLDS, VIOLATED, NA, PENDING = "✓", "✗", "n/a", "…"
 #: Suffix of a ✗ whose counterexample is confirmed numerically only.
 NUMERIC = "(numeric)"
 #: Suffix of a ✓ proved by the SMT prover in the paper's class (others name theirs: "(proved: weighted)").
