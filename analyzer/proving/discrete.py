@@ -141,9 +141,9 @@ def _valid(users: Any, resources: Any, bound: Any, domain: Any, timeout: Any, wo
            ) -> tuple[int, int, int, str]:
     """The size, bound and domain, checked like the continuous prover's
     arguments (:func:`analyzer.proving.prove`)."""
-    from .smt import _validate
+    from .arguments import validate_size
 
-    _validate(users, resources, domain, timeout, workers, 1, DOMAINS)
+    validate_size(users, resources, domain, timeout, workers, 1, DOMAINS)
     if bound is None:
         raise PolicyError("bound: the discrete setting needs a bound K (capacities and demands in 1..K)")
     if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:

@@ -24,6 +24,7 @@ from models.registry import Registry
 
 from ..properties._lie_reports import coprime_integers
 from ..properties.base import Violation, get_property
+from .arguments import validate_size
 from .encoding_guard import encoding_mismatch
 
 #: A witness re-verifier: ``(policy, integer instance, other witness
@@ -100,7 +101,7 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     from proofs.prover.properties import get_negation
 
     pol, prop = get_policy(policy).label, get_property(property).name
-    _validate(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
+    validate_size(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
     return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped, setting, emit)
 
 
@@ -260,22 +261,6 @@ def _conclude(result: Any, found: list[Violation], planned: int) -> None:
         result.reason = "z3 found a candidate counterexample that the exact re-check did not confirm"
     else:
         result.reason = "; ".join(sorted({f"{c.label}: {c.reason}" for c in cases if c.status != UNSAT})) or "timeout"
-
-
-def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: Any, min_users: int,
-              domains: tuple[str, ...]) -> None:
-    def whole(value: Any, name: str, least: int) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise PolicyError(f"{name}: must be a whole number >= {least}, got {value!r}")
-
-    whole(users, "users", min_users)
-    whole(resources, "resources", 1)
-    if workers is not None:
-        whole(workers, "workers", 1)
-    if domain not in domains:
-        raise PolicyError(f"domain: must be one of {', '.join(domains)}, got {domain!r}")
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0 or math.isinf(timeout):
-        raise PolicyError(f"timeout: must be a positive number of seconds, got {timeout!r}")
 
 
 def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, weighted: bool = False,
