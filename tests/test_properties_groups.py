@@ -14,7 +14,8 @@ from analyzer import check
 from analyzer.cli.main import main
 from analyzer.properties import Violation, get_property
 from analyzer.properties._batch import numeric_many
-from analyzer.properties._common import Evaluator, numeric_variant
+from analyzer.properties._common import Evaluator
+from analyzer.properties._variant import numeric_variant
 from analyzer.properties.population_monotonicity import _without
 from models import Instance, get_policy
 
