@@ -2,7 +2,7 @@
 library only, so that Ctrl-C is handled from the first instruction.
 
 :func:`main` installs the import-safe SIGINT handler
-(:mod:`analyzer.interrupts`) before anything heavy loads (numpy, the
+(:mod:`analyzer.cli.interrupts`) before anything heavy loads (numpy, the
 command line's modules), then imports and runs :func:`analyzer.cli.main.main`.
 A Ctrl-C at any moment from there to the last write gives one line on
 stderr and exit code 130; what ``--out`` recorded stays (the commands
@@ -31,7 +31,7 @@ def _interrupted() -> int:
 
 def _quiet() -> None:
     """From here on Ctrl-C changes nothing: ignore it, and the timer that
-    delivers one held during an import (:mod:`analyzer.interrupts`)."""
+    delivers one held during an import (:mod:`analyzer.cli.interrupts`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "setitimer"):
         signal.setitimer(signal.ITIMER_REAL, 0)

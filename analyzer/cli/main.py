@@ -67,7 +67,7 @@ def _flag_hint(parser: argparse.ArgumentParser, command: str | None, message: st
 
 
 def command_names() -> list[str]:
-    """The subcommands (one module each in :mod:`analyzer.commands`)."""
+    """The subcommands (one module each in :mod:`analyzer.cli.commands`)."""
     from . import commands
 
     return [i.name for i in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name)

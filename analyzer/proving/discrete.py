@@ -7,8 +7,8 @@ encoding; its instances within a bound are finitely many, so the prover
 enumerates them: every instance of ``n`` users and ``m`` resources with
 capacities and demands in ``1..K`` (``0..K`` for zero demands), weights and
 caps in ``1..K`` when asked. One instance per symmetry orbit is decided
-(:mod:`analyzer.bounded.symmetry` argues why that decides the orbit) with
-the properties' own exact code (:mod:`analyzer.bounded.deciders`); the
+(:mod:`analyzer.proving.bounded.symmetry` argues why that decides the orbit) with
+the properties' own exact code (:mod:`analyzer.proving.bounded.deciders`); the
 orbit sizes must add up to the size of the class. Chunks of the grid run on
 a process pool or a Dask cluster, their results are read in grid order (so
 the counterexample reported is the same whatever the workers), and a
@@ -140,7 +140,7 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
 def _valid(users: Any, resources: Any, bound: Any, domain: Any, timeout: Any, workers: Any
            ) -> tuple[int, int, int, str]:
     """The size, bound and domain, checked like the continuous prover's
-    arguments (:func:`analyzer.proving.prove`)."""
+    arguments (:func:`analyzer.proving.smt.prove`)."""
     from .arguments import validate_size
 
     validate_size(users, resources, domain, timeout, workers, 1, DOMAINS)

@@ -64,7 +64,7 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
         definitions, Ghodsi et al., NSDI 2011, Section 4.3).
     setting, bound : {"continuous", "discrete", "dynamic"}, int or None
         ``"discrete"``: every integer instance with entries in ``1..bound``
-        (:mod:`analyzer.proving_discrete`; ``bound`` only there); ``mode`` is ``setting`` as ``check`` names it.
+        (:mod:`analyzer.proving.discrete`; ``bound`` only there); ``mode`` is ``setting`` as ``check`` names it.
     timeout, workers : float, int or None
         Wall-clock seconds for the whole proof; processes (default: CPUs).
     emit_smt2 : path or None
@@ -124,13 +124,13 @@ def _setting(setting: str, mode: str | None, prop: str, bound: Any, weighted: An
 
 
 def _discrete() -> Callable[..., Any]:
-    """:func:`analyzer.proving_discrete.prove_discrete` (imported on use)."""
+    """:func:`analyzer.proving.discrete.prove_discrete` (imported on use)."""
     try:
         from .discrete import prove_discrete
     except ModuleNotFoundError as e:
         if e.name != f"{__package__}.proving_discrete":
             raise  # a missing dependency of the module, not the module
-        raise PolicyError("setting: the discrete prover (analyzer.proving_discrete) is not installed") from None
+        raise PolicyError("setting: the discrete prover (analyzer.proving.discrete) is not installed") from None
     return prove_discrete
 
 

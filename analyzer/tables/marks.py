@@ -1,8 +1,8 @@
 """The proofs of a property table's ✓ cells, shared by
-:func:`analyzer.table.property_table` (``prove=``, ``prove_bound=``) and
+:func:`analyzer.tables.table.property_table` (``prove=``, ``prove_bound=``) and
 ``fairalloc table --prove N,M [--prove-bound K]``: continuous cells are
-proved with z3 (:mod:`analyzer.table_proofs`), discrete ones for every
-integer instance within the bound (:mod:`analyzer.table_proofs_discrete`).
+proved with z3 (:mod:`analyzer.tables.marks_continuous`), discrete ones for every
+integer instance within the bound (:mod:`analyzer.tables.marks_discrete`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .marks_discrete import prove_discrete_cells
 def checked_options(prove: Any, prove_bound: Any, prove_timeout: Any,
                     mode: str) -> tuple[tuple[int, int], int | None] | None:
     """``prove``, ``prove_bound`` and ``prove_timeout`` of
-    :func:`~analyzer.table.property_table` checked before the search:
+    :func:`~analyzer.tables.table.property_table` checked before the search:
     ``None`` when nothing is to be proved, else the sizes ``(N, M)`` and
     the bound (``None`` for a continuous table).
 

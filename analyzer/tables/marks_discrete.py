@@ -2,7 +2,7 @@
 the ✓ cells of the discrete table from "no counterexample in so many
 instances" to "proved for every integer instance within the bound K", at
 every size ``n <= N`` (``n >= 2``), ``m <= M``
-(:func:`analyzer.proving_discrete.prove_discrete`: exhaustive, exact, the
+(:func:`analyzer.proving.discrete.prove_discrete`: exhaustive, exact, the
 cell's class: zero demands, weights and caps when the class has them).
 
 A counterexample the enumeration finds (exactly re-verified, inside the

@@ -64,7 +64,7 @@ class PropertyTable:
     cells: dict[str, SearchResult] = field(default_factory=dict)
     seconds: float = 0.0
     interrupted: bool = False
-    #: SMT proofs of ✓ cells by cell key (``table --prove``, :mod:`analyzer.table_proofs`).
+    #: SMT proofs of ✓ cells by cell key (``table --prove``, :mod:`analyzer.tables.marks_continuous`).
     proofs: dict[str, Any] = field(default_factory=dict)
 
     def __getitem__(self, key: tuple[str, str]) -> SearchResult:
@@ -79,7 +79,7 @@ class PropertyTable:
         return self.cells.get(cell_key(policy, prop))
 
     def proof(self, policy: str, prop: str) -> Any:
-        """The cell's :class:`~analyzer.table_proofs.CellProof` (``.complete``,
+        """The cell's :class:`~analyzer.tables.marks_continuous.CellProof` (``.complete``,
         ``.text()``, per domain), or ``None`` when no proof was attempted."""
         return self.proofs.get(cell_key(policy, prop))
 
@@ -152,13 +152,13 @@ class PropertyTable:
 
     def to_latex(self, checkmark: str = "surd") -> str:
         r"""LaTeX table (booktabs rules) of ✓/✗ that compiles without extra
-        symbol packages (:func:`analyzer.table_formats.table_latex`):
+        symbol packages (:func:`analyzer.tables.formats.table_latex`):
         ``checkmark="amssymb"`` writes ✓ as ``\checkmark`` (then
         ``\usepackage{amssymb}``)."""
         return table_latex(self, checkmark)
 
     def to_csv(self) -> str:
-        """One row per cell (:func:`analyzer.table_formats.table_csv`)."""
+        """One row per cell (:func:`analyzer.tables.formats.table_csv`)."""
         return table_csv(self)
 
     def to_dict(self) -> dict[str, Any]:

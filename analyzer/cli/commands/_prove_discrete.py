@@ -1,5 +1,5 @@
 """``fairalloc prove ... --discrete --bound K``: the discrete setting of
-``fairalloc prove`` (:func:`analyzer.proving_discrete.prove_discrete`):
+``fairalloc prove`` (:func:`analyzer.proving.discrete.prove_discrete`):
 every integer instance within the bound, exhaustively.
 
 Exit codes as ``fairalloc prove``; Ctrl-C keeps the ``--resume`` file and

@@ -1,7 +1,7 @@
 """``fairalloc prove POLICY PROPERTY --users N --resources M``: decide a
 property for every instance of one size with an SMT solver (z3), or, with
 ``--discrete --bound K``, for every integer instance within the bound by
-exhaustive enumeration (:mod:`analyzer.proving_discrete`).
+exhaustive enumeration (:mod:`analyzer.proving.discrete`).
 
 Exit 0 proved, 1 counterexample (printed like ``fairalloc check`` prints
 one, re-verified exactly), 3 unknown (timeout or z3 gave up), 4 vacuous

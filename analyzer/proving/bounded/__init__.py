@@ -1,6 +1,6 @@
 """Exhaustive checks over bounded integer instances (the discrete prover).
 
-:func:`analyzer.proving_discrete.prove_discrete` decides a property of a
+:func:`analyzer.proving.discrete.prove_discrete` decides a property of a
 discrete policy (progressive filling, Ghodsi et al., NSDI 2011, Section 4.2,
 Algorithm 1) on *every* integer instance of one size whose capacities and
 demands lie in ``1..K`` (``0..K`` for zero demands). The pieces:
