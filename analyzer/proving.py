@@ -64,10 +64,9 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     setting, bound : {"continuous", "discrete", "dynamic"}, int or None
         ``"discrete"``: every integer instance with entries in ``1..bound``
         (:mod:`analyzer.proving_discrete`; ``bound`` only there); ``mode`` is ``setting`` as ``check`` names it.
-    timeout, workers : float, int or None
-        Wall-clock seconds for the whole proof; processes (default: CPUs).
-    emit_smt2 : path or None
-        A directory for every case's SMT-LIB2 script (:mod:`proofs.prover.smtlib`).
+    timeout, workers, emit_smt2 : float, int or None, path or None
+        Wall-clock seconds for the whole proof; processes (default: CPUs);
+        a directory for every case's SMT-LIB2 script (:mod:`proofs.prover.smtlib`).
 
     Returns
     -------
@@ -92,13 +91,12 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     >>> r.status, r.counterexample.exact, prove("drf", "single-resource-fairness", 2, 2).status
     ('counterexample', True, 'vacuous')
     """
+    from proofs.prover.properties import get_negation
     from proofs.prover.symbolic import DOMAINS
     setting, emit = _setting(setting, mode, property, bound, weighted, capped, emit_smt2)
     if setting == "discrete":
         return _discrete()(policy, property, users, resources, bound=bound, domain=domain, weighted=weighted,
                            capped=capped, timeout=timeout, workers=workers)
-    from proofs.prover.properties import get_negation
-
     pol, prop = get_policy(policy).label, get_property(property).name
     _validate(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
     return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped, setting, emit)
