@@ -251,7 +251,7 @@ class FastEngine:
         st.sd[s] = self.model.extend(spec.demand)
         st.sreal[s] = self.w.real(spec.demand)
         st.si[s] = (i, spec.tasks, 0, 0, 0, -1, -1, self._durations(spec.durations), len(spec.durations),
-                    ks.FLAG_REPEAT if spec.repeat else 0)
+                    ks.FLAG_REPEAT if spec.repeat else 0, -1)
         st.sf[s] = np.nan
         st.room_events(int(st.c[ks.EV_N]) + 2)
         cancel = math.nan if spec.until is None else max(spec.until, t)

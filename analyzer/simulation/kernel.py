@@ -146,16 +146,26 @@ def launch(t: float, i: int, s: int, want: int, need: np.ndarray, free: np.ndarr
         c[ks.LAUNCHED] += placed
         if np.isnan(sf[s, ks.F_START]):
             sf[s, ks.F_START] = t
-        log(t, i, placed, s, lt, li, c)
+        log(t, i, placed, s, si, lt, li, c)
     return placed
 
 
-def log(t: float, i: int, k: int, s: int, lt: np.ndarray, li: np.ndarray, c: np.ndarray) -> None:
-    """Append a launch (``k > 0``) or completion to the per-user log when it is recorded."""
+def log(t: float, i: int, k: int, s: int, si: np.ndarray, lt: np.ndarray, li: np.ndarray, c: np.ndarray) -> None:
+    """Record, when records are on, that spec ``s`` of user ``i`` runs
+    ``k`` more tasks from time ``t`` (fewer when ``k < 0``). Changes of one
+    spec at one time are one entry, their net count (``si[s, S_LOG]`` is
+    the spec's last entry): a round's launches and the completions of one
+    time on many machines write a handful of entries, not one per
+    decision or machine."""
     if c[ks.RECORD]:
+        q = si[s, ks.S_LOG]
+        if q >= 0 and lt[q] == t:
+            li[q, 1] += k
+            return
         n = c[ks.LOG_N]
         lt[n] = t
         li[n, 0], li[n, 1], li[n, 2] = i, k, s
+        si[s, ks.S_LOG] = n
         c[ks.LOG_N] = n + 1
 
 
@@ -192,7 +202,7 @@ def events_at(t: float, free: np.ndarray, tree: np.ndarray, place: np.ndarray, s
                 chl[c[ks.K_N] + k] = 1
                 chl[c[ks.CHANGED]] = k
                 c[ks.CHANGED] += 1
-            log(t, i, -cnt, s, lt, li, c)
+            log(t, i, -cnt, s, si, lt, li, c)
             si[s, ks.S_RUN] -= cnt
             si[s, ks.S_DONE] += cnt
             c[ks.FINISHED] += cnt

@@ -61,7 +61,10 @@ class SimulationResult:
     resource) holds from ``times[k]`` to ``times[k + 1]`` (to ``end`` for
     the last row). Per-user use is rebuilt from the log of launches and
     completions (``log``: times, user index, signed task count, demand row
-    in ``demands``), recorded unless ``record_users=False``.
+    in ``demands``), recorded unless ``record_users=False``. The kernel
+    engine writes one entry per job spec and time, the net count of its
+    launches and completions then (the reference engine one per decision
+    and completion event): the use at any time is the same.
     """
 
     policy: str
