@@ -96,7 +96,7 @@ class State:
 
     #: per-user arrays and their fill values
     USER: ClassVar[dict[str, Any]] = {"U": 0, "uw": 1.0, "ur": 0.0, "uh": -1, "ut": -1, "ublk": 0, "bl": -1,
-                                      "blpos": -1, "hk": 0.0, "hr": 0.0, "hu": -1, "hpos": -1}
+                                      "blpos": -1, "hk": 0.0, "hr": 0.0, "hu": -1, "hpos": -1, "um": 0.0}
     SPEC: ClassVar[dict[str, Any]] = {"sd": 0, "si": -1, "sf": np.nan, "sreal": 0.0, "rd": -1}
     # the per-user arrays, set from USER in __init__ and grown by room_users
     uw: np.ndarray
@@ -110,9 +110,10 @@ class State:
     hr: np.ndarray
     hu: np.ndarray
     hpos: np.ndarray
+    um: np.ndarray
 
     def __init__(self, model: ShareModel, m: int, form: int, den: np.ndarray, penalty: np.ndarray,
-                 over: np.ndarray, record: bool) -> None:
+                 over: np.ndarray, record: bool, rate: float = 0.0) -> None:
         K, C = model.machines.shape
         S = 1 << max(0, (K - 1).bit_length())
         P = model.place_cols.size
@@ -132,6 +133,8 @@ class State:
             if name != "U":
                 setattr(self, name, np.full(16, fill, dtype=np.int64 if isinstance(fill, int) else float))
         self.ublk = self.ublk.astype(np.int8)
+        self.um = np.zeros((16, ks.N_MEMORY_FIELDS))  # usage memory (:mod:`.memory`)
+        self.rate = float(rate)  # ln 2 / half-life; 0: no memory
         self.sd = np.zeros((64, C), dtype=np.int64)
         self.si = np.full((64, ks.N_SPEC_FIELDS), -1, dtype=np.int64)
         self.sf = np.full((64, 3), np.nan)
@@ -182,15 +185,15 @@ class State:
         self.lt, self.li = _grown(self.lt, int(c[ks.LOG_N]) + 4096), _grown(self.li, int(c[ks.LOG_N]) + 4096)
         self.tt, self.tu = _grown(self.tt, int(c[ks.T_N]) + 4096), _grown(self.tu, int(c[ks.T_N]) + 4096)
 
-    def run_args(self) -> tuple[np.ndarray, ...]:
+    def run_args(self) -> tuple[Any, ...]:
         return (self.free, self.cap, self.tree, self.place, self.over, self.pen, self.sd, self.si, self.sf,
                 self.sreal, self.durs, self.U, self.used, self.work, self.den, self.uw, self.ur, self.uh, self.ut,
-                self.ublk, self.bl, self.blpos, self.hk, self.hr, self.hu, self.hpos, self.et, self.ei, self.lt,
-                self.li, self.tt, self.tu, self.rd, self.fn, self.need, self.chl, self.c)
+                self.ublk, self.bl, self.blpos, self.hk, self.hr, self.hu, self.hpos, self.um, self.rate, self.et,
+                self.ei, self.lt, self.li, self.tt, self.tu, self.rd, self.fn, self.need, self.chl, self.c)
 
-    def admit_args(self) -> tuple[np.ndarray, ...]:
+    def admit_args(self) -> tuple[Any, ...]:
         return (self.si, self.U, self.den, self.uw, self.ur, self.uh, self.ut, self.ublk, self.hk, self.hr, self.hu,
-                self.hpos, self.et, self.ei, self.c)
+                self.hpos, self.um, self.rate, self.et, self.ei, self.c)
 
 
 class FastEngine:
@@ -199,12 +202,12 @@ class FastEngine:
 
     def __init__(self, workload: Workload, model: ShareModel, keys: tuple[int, np.ndarray], *, until: float | None,
                  seed: int, overcommit_penalty: dict[str, float] | None, tie_break: str, check_properties: bool,
-                 record_users: bool, progress: Callable[[int], None] | None) -> None:
+                 record_users: bool, progress: Callable[[int], None] | None, rate: float = 0.0) -> None:
         self.w, self.model, self.until = workload, model, until
         self.rng = np.random.default_rng(seed)
         self.random_ties, self.check, self.progress = random_ties(tie_break), check_properties, progress
         penalty, over = penalties(workload, model, overcommit_penalty)
-        self.st = State(model, len(workload.resources), keys[0], keys[1], penalty, over, record_users)
+        self.st = State(model, len(workload.resources), keys[0], keys[1], penalty, over, record_users, rate)
         self.users: list[str] = []
         self.index: dict[str, int] = {}
         self.specs: list[tuple[JobSpec, int, JobRecord]] = []

@@ -18,7 +18,8 @@ from models.display import HTML_MAX_ROWS, html_table, require_pandas, short_repr
 #: The longest repr of a simulation result (characters).
 REPR_MAX_CHARS: int = 400
 #: Columns of :meth:`SimulationResult.to_pandas` (one row per time x user x resource).
-TIDY_COLUMNS: tuple[str, ...] = ("policy", "time", "user", "resource", "share", "dominant_share", "utilization")
+TIDY_COLUMNS: tuple[str, ...] = ("policy", "time", "user", "resource", "share", "dominant_share", "utilization",
+                                 "cumulative_share", "entitlement")
 
 
 @dataclass(eq=False)
@@ -141,6 +142,14 @@ class SimulationResult:
         dt = np.diff(np.append(np.clip(self.times, self.start, self.end), self.end))
         return (dt @ self.used.astype(float)) / self.scale
 
+    def cumulative_fairness(self) -> Any:
+        """Each user's cumulative dominant share against its entitlement,
+        and their disparity (:class:`.fairness.CumulativeFairness`); see
+        :meth:`user_log` for the error when per-user use was not recorded."""
+        from .fairness import cumulative_fairness
+
+        return cumulative_fairness(self)
+
     @property
     def jobs(self) -> list[JobRecord]:
         """Job records, in arrival order."""
@@ -204,32 +213,53 @@ class SimulationResult:
         done, resp = self.jobs_completed, self.mean_response_time
         users = self.users[:HTML_MAX_ROWS]
         rows = [[u, done[u], resp[u]] for u in users]
+        head = ["user", "jobs completed", "mean response time (s)"]
         caption = (f"{self.policy} on {self.workload or 'the workload'}: {len(self.job_records)} jobs, "
                    f"{self.start:g} to {self.end:g} s; mean utilisation "
                    + ", ".join(f"{r} {v:.3g}" for r, v in self.utilization_mean.items()))
-        return html_table(["user", "jobs completed", "mean response time (s)"], rows, caption, total=len(self.users))
+        if self.log is not None:
+            fair = self.cumulative_fairness()
+            head.append("cumulative share / entitlement")
+            rows = [[*row, ratio] for row, ratio in zip(rows, fair.ratio.tolist(), strict=False)]
+            caption += f"; disparity (max / min) {fair.disparity:.4g}"
+        return html_table(head, rows, caption, total=len(self.users))
 
     def tidy(self) -> dict[str, np.ndarray]:
         """The columns of :meth:`to_pandas` as arrays: one row per time x
         user x resource, at every event time of the run (the shares are
         step functions: a row's values hold until the next time); see
         :meth:`user_log` for the error when per-user use was not recorded."""
+        from .fairness import arrivals, entitlement_at
+
         self.user_log()
         tl = self.timeline()
         shares, util = tl["shares"], tl["utilization"]
         t_n, n, m = shares.shape
-        dom = np.broadcast_to(shares.max(axis=2, initial=0.0)[:, :, None], shares.shape)
-        columns = (np.full(shares.size, self.policy, dtype=object), np.repeat(self.times.astype(float), n * m),
+        dom_tn = shares.max(axis=2, initial=0.0)
+        dom = np.broadcast_to(dom_tn[:, :, None], shares.shape)
+        t = self.times.astype(float)
+        held = np.cumsum(np.vstack([np.zeros((1, n)), dom_tn[:-1] * np.diff(t)[:, None]]), axis=0) if t_n else dom_tn
+        arrival = arrivals(self.users, [r.user for r in self.job_records], [r.arrival for r in self.job_records],
+                           self.start)
+        owed = entitlement_at(t, arrival, np.asarray(self.weights, dtype=float))
+
+        def per_row(a: np.ndarray) -> np.ndarray:
+            return np.broadcast_to(a[:, :, None], shares.shape).reshape(-1)
+
+        columns = (np.full(shares.size, self.policy, dtype=object), np.repeat(t, n * m),
                    np.tile(np.repeat(np.array(self.users, dtype=object), m), t_n),
                    np.tile(np.array(self.resources, dtype=object), t_n * n), shares.reshape(-1),
-                   dom.reshape(-1), np.broadcast_to(util[:, None, :], shares.shape).reshape(-1))
+                   dom.reshape(-1), np.broadcast_to(util[:, None, :], shares.shape).reshape(-1), per_row(held),
+                   per_row(owed))
         return dict(zip(TIDY_COLUMNS, columns, strict=True))
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per time x user x resource
         with the user's share of the resource, its dominant share and the
         resource's utilisation from that time on (Ghodsi et al., NSDI 2011,
-        Figures 8 and 13 are plots of these columns)."""
+        Figures 8 and 13 are plots of these columns), and the user's
+        cumulative dominant share and entitlement up to that time
+        (share-seconds, :mod:`.fairness`)."""
         return require_pandas("SimulationResult.to_pandas()").DataFrame(self.tidy())
 
     def plot(self, ax: Any = None) -> Any:
@@ -244,10 +274,12 @@ class SimulationResult:
         return simulation_figure([self])
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (no per-event arrays)."""
+        """JSON-ready summary (no per-event arrays); ``cumulative_fairness``
+        is ``None`` when per-user use was not recorded."""
+        fair = self.cumulative_fairness().to_dict() if self.log is not None else None
         return {"policy": self.policy, "workload": self.workload, "resources": list(self.resources),
                 "capacity": dict(zip(self.resources, map(float, self.capacity / self.scale), strict=True)),
                 "start": self.start, "end": self.end, "utilization_mean": self.utilization_mean,
                 "jobs_completed": self.jobs_completed, "mean_response_time": self.mean_response_time,
                 "jobs": [r.to_dict() for r in self.job_records], "violations": list(self.violations),
-                "stats": dict(self.stats)}
+                "cumulative_fairness": fair, "stats": dict(self.stats)}

@@ -82,6 +82,10 @@ class VariantPolicy(Policy):
 
     form: ClassVar[type[VariantShare]]
     discrete_only = True
+    #: The scheduler's own usage half-life key in the simulator: ``(key,
+    #: seconds per unit, whole numbers only)``; ``None``: it has no usage
+    #: memory (:mod:`analyzer.simulation.memory`).
+    memory_key: ClassVar[tuple[str, float, bool] | None] = None
 
     def discrete_form(self) -> VariantShare:
         """The discrete policy run by :func:`models.discrete.fill`."""
