@@ -13,6 +13,8 @@ from ..render import Table
 
 #: Violations listed in full (the rest are counted).
 MAX_VIOLATIONS_SHOWN = 10
+#: Rounds shown one column each in the text tables of a rounds workload (more: totals only).
+MAX_ROUNDS_SHOWN = 24
 
 
 def register(sub: Any) -> None:
@@ -130,6 +132,8 @@ def simulation_tables(results: list[Any]) -> tuple[list[Table], list[str]]:
     if len(users) <= 50:
         tables.append(Table("Jobs completed / mean response time (s) per user", ["user", *labels],
                             [[u, *(_jobs_cell(r, u) for r in results)] for u in users]))
+    if len(users) <= 50 and results[0].rounds is not None:
+        tables += [_rounds_table(r) for r in results]
     if len(users) <= 50 and all(r.log is not None for r in results):
         tables.append(_fairness_table(results))
     totals = [[r.policy, sum(r.jobs_completed.values()), len(r.jobs), r.end, r.stats["tasks_launched"],
@@ -162,6 +166,16 @@ def simulation_tables(results: list[Any]) -> tuple[list[Table], list[str]]:
         notes.append(f"numba compiled (once per installation) or loaded the fast kernels in {numba:.2f} s, "
                      "not counted in the Runs table's seconds")
     return tables, notes
+
+
+def _rounds_table(r: Any) -> Table:
+    """Tasks each user ran in each round, and in all (a rounds workload)."""
+    per = r.tasks_per_round()
+    count = r.rounds[0]
+    shown = count <= MAX_ROUNDS_SHOWN
+    head = ["user", *(f"round {k + 1}" for k in range(count) if shown), "total"]
+    rows = [[u, *(v if shown else []), sum(v)] for u, v in per.items()]
+    return Table(f"Tasks per round: {r.policy}", head, rows)
 
 
 def _fairness_table(results: list[Any]) -> Table:

@@ -364,7 +364,8 @@ class Engine(UserHeap):
                  np.frombuffer(self.log_k, dtype=np.int64).copy(), np.frombuffer(self.log_d, dtype=np.int64).copy())
             if self.record_users else None,
             demands=np.array(self.demands, dtype=np.int64).reshape(-1, m),
-            job_records=tuple(self.jobs.values()), violations=tuple(self.violations), work=self.work.copy(),
+            job_records=tuple(self.jobs.values()), violations=tuple(self.violations), rounds=self.w.rounds,
+            work=self.work.copy(),
             stats={"decisions": self.decisions, "events": self.nevents, "tasks_launched": self.launched,
                    "seconds": watch.seconds(), "kernel_seconds": watch.kernel_seconds(), "interrupted": interrupted,
                    "late_arrivals": self.w.late[0], "tasks_running": self.launched - self.finished,

@@ -13,7 +13,8 @@ and ``[t0, t1]`` the run:
   (share-seconds);
 * **entitlement** ``E_i = integral over [a_i, t1] of w_i / W(t) dt``: the
   user's weighted slice of the cluster from its first arrival ``a_i``
-  (not before ``t0``), ``W(t)`` the weights of the users arrived by ``t``
+  (not before ``t0``; ``t0`` for every user of repeated rounds, who all
+  take part in every round), ``W(t)`` the weights of the users arrived by ``t``
   (the sharing-incentive slice, Section 3, of the users present);
 * **ratio** ``S_i / E_i`` (1: on average it held its slice; a user that
   asks for less than its slice has a ratio below 1 without any unfairness);
@@ -102,6 +103,16 @@ def arrivals(users: tuple[str, ...], job_users: list[str], job_arrivals: list[fl
     return np.maximum(out, start)
 
 
+def present_from(result: Any) -> np.ndarray:
+    """Each user's arrival: its first job's, or the start for every user
+    of a workload of repeated rounds (all take part in every round, asking
+    for nothing in some)."""
+    if result.rounds is not None:
+        return np.full(len(result.users), float(result.start))
+    recs = result.job_records
+    return arrivals(result.users, [r.user for r in recs], [r.arrival for r in recs], result.start)
+
+
 def entitlement_at(times: np.ndarray, arrival: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """``E_i`` up to each of ``times``, shape ``(len(times), n)``: the
     integral of ``w_i / W`` from ``a_i`` (the module docstring)."""
@@ -146,8 +157,7 @@ def cumulative_fairness(result: Any) -> CumulativeFairness:
     per-user use was not recorded)."""
     log = result.user_log()
     n = len(result.users)
-    recs = result.job_records
-    arrival = arrivals(result.users, [r.user for r in recs], [r.arrival for r in recs], result.start)
+    arrival = present_from(result)
     weights = np.asarray(result.weights, dtype=float)
     S = share_seconds(log, result.demands, result.capacity, n, result.start, result.end)
     E = entitlement_at(np.array([result.end]), arrival, weights)[0]
@@ -155,4 +165,4 @@ def cumulative_fairness(result: Any) -> CumulativeFairness:
                               entitlement_seconds=E)
 
 
-__all__ = ["CumulativeFairness", "arrivals", "cumulative_fairness", "entitlement_at", "share_seconds"]
+__all__ = ["CumulativeFairness", "arrivals", "cumulative_fairness", "entitlement_at", "present_from", "share_seconds"]

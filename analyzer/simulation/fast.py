@@ -364,7 +364,7 @@ class FastEngine:
             weights=st.uw[:n_u].copy(),
             log=(st.lt[:n_log].copy(), li[:, 0].copy(), li[:, 1].copy(), li[:, 2].copy()) if c[ks.RECORD] else None,
             demands=st.sd[: len(self.specs), :m].copy(), job_records=self._records(),
-            violations=tuple(self.violations), work=st.work.copy(),
+            violations=tuple(self.violations), rounds=self.w.rounds, work=st.work.copy(),
             stats={"decisions": int(c[ks.DECISIONS]), "events": int(c[ks.EVENTS]),
                    "tasks_launched": int(c[ks.LAUNCHED]), "seconds": watch.seconds(), "interrupted": interrupted,
                    "late_arrivals": self.w.late[0], "tasks_running": int(c[ks.LAUNCHED] - c[ks.FINISHED]),

@@ -85,6 +85,7 @@ class SimulationResult:
     violations: tuple[dict[str, Any], ...]
     work: np.ndarray
     stats: dict[str, Any]
+    rounds: tuple[int, float] | None = None
 
     # ------------------------------------------------------------ at a time
     def user_log(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -149,6 +150,23 @@ class SimulationResult:
         from .fairness import cumulative_fairness
 
         return cumulative_fairness(self)
+
+    def tasks_per_round(self) -> dict[str, list[int]]:
+        """``[user]``: the tasks it ran in each round of a workload of
+        repeated rounds (:mod:`.rounds`).
+
+        Raises
+        ------
+        ValueError
+            When the workload was not one of rounds.
+        """
+        if self.rounds is None:
+            raise ValueError("not a workload of repeated rounds (a [rounds] file)")
+        count, length = self.rounds
+        out = {u: [0] * count for u in self.users}
+        for rec in self.job_records:
+            out[rec.user][int(round(rec.arrival / length))] += rec.tasks
+        return out
 
     @property
     def jobs(self) -> list[JobRecord]:
@@ -229,7 +247,7 @@ class SimulationResult:
         user x resource, at every event time of the run (the shares are
         step functions: a row's values hold until the next time); see
         :meth:`user_log` for the error when per-user use was not recorded."""
-        from .fairness import arrivals, entitlement_at
+        from .fairness import entitlement_at, present_from
 
         self.user_log()
         tl = self.timeline()
@@ -239,9 +257,7 @@ class SimulationResult:
         dom = np.broadcast_to(dom_tn[:, :, None], shares.shape)
         t = self.times.astype(float)
         held = np.cumsum(np.vstack([np.zeros((1, n)), dom_tn[:-1] * np.diff(t)[:, None]]), axis=0) if t_n else dom_tn
-        arrival = arrivals(self.users, [r.user for r in self.job_records], [r.arrival for r in self.job_records],
-                           self.start)
-        owed = entitlement_at(t, arrival, np.asarray(self.weights, dtype=float))
+        owed = entitlement_at(t, present_from(self), np.asarray(self.weights, dtype=float))
 
         def per_row(a: np.ndarray) -> np.ndarray:
             return np.broadcast_to(a[:, :, None], shares.shape).reshape(-1)
