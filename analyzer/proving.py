@@ -12,7 +12,6 @@ deviation).
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import time
@@ -23,6 +22,7 @@ from typing import Any
 from models import Instance, PolicyError, get_policy
 from models.registry import Registry
 
+from .encoding_guard import encoding_mismatch
 from .properties._lie_reports import coprime_integers
 from .properties.base import Violation, get_property
 
@@ -75,8 +75,9 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
         ``.status`` ``"proved"`` (z3 and cvc5 agreed; ``.solvers``),
         ``"counterexample"`` (``.counterexample`` re-verified by the checker:
         exactly, or numerically with ``.note`` saying so for a policy without
-        an exact solver, e.g. FDS/GFJ at a finite ``beta != 1``) or
-        ``"unknown"`` (``.reason``); ``.cases``; ``.assumptions``.
+        an exact solver, e.g. FDS/GFJ at a finite ``beta != 1``), ``"vacuous"``
+        (no feasible allocation violates it at that size) or ``"unknown"``
+        (both: ``.reason``); ``.cases``; ``.assumptions``.
 
     Raises
     ------
@@ -88,8 +89,8 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     >>> prove("drf", "sharing-incentive", 2, 2, workers=1).status
     'proved'
     >>> r = prove("asset", "sharing-incentive", 2, 2, workers=1)
-    >>> r.status, r.counterexample.exact
-    ('counterexample', True)
+    >>> r.status, r.counterexample.exact, prove("drf", "single-resource-fairness", 2, 2).status
+    ('counterexample', True, 'vacuous')
     """
     from proofs.prover.symbolic import DOMAINS
     setting, emit = _setting(setting, mode, property, bound, weighted, capped, emit_smt2)
@@ -151,14 +152,16 @@ def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any, emit_s
 def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, timeout: float,
                workers: int | None, weighted: bool = False, capped: bool = False, setting: str = "continuous",
                emit: str | None = None) -> Any:
-    """:func:`prove` on validated arguments: solve the cases, re-verify
-    each satisfiable case's witness exactly, and conclude (status
+    """:func:`prove` on validated arguments: say "vacuous" when no feasible
+    allocation violates the property at the size, else solve the cases,
+    re-verify each satisfiable case's witness exactly, and conclude (status
     ``"unknown"`` with the reason when the policy or the class cannot be
     encoded)."""
     from proofs.prover.driver import run_cases, split
     from proofs.prover.encodings import Unencodable, get_encoding
     from proofs.prover.properties import get_negation
     from proofs.prover.result import UNDECIDED, ProofResult, verdict_solvers
+    from proofs.prover.vacuity import below_speaking_size
 
     t0 = time.perf_counter()
     neg = get_negation(prop)
@@ -166,16 +169,14 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     try:
         enc = get_encoding(pol)
     except Unencodable as e:
-        result.reason = str(e)
-        result.assumptions = assumptions(users, resources, domain, None, 0, weighted, capped, setting)
+        enc, result.reason = None, str(e)
+    result.assumptions = assumptions(users, resources, domain, None if enc is None else enc.normalise, 0, weighted,
+                                     capped, setting)
+    if _settled(result, neg, enc, weighted, capped):
+        result.seconds = time.perf_counter() - t0
         return result
-    result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped, setting)
-    why = (enc.covers(weighted, capped) or neg.covers(weighted, capped)
-           or (enc.validate(users, resources, domain) if enc.validate else None)
-           or encoding_mismatch(pol, enc, users, resources, domain, weighted, capped))
-    if why:
-        result.reason = why
-        return result
+    assert enc is not None  # _settled returns True without an encoding
+    result.assumptions["symmetries"] = _symmetries(pol, prop, users, resources, domain, weighted, capped)
     found: list[Violation] = []
 
     def accept(case: Any) -> bool:
@@ -186,93 +187,64 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
 
     cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept,
                          weighted=weighted, capped=capped, emit=emit)
-    planned = len(split(pol, prop, users, resources, domain))
+    planned = len(split(pol, prop, users, resources, domain, weighted=weighted, capped=capped))
     result.cases = cases
     result.assumptions["cases"] = planned
-    _conclude(result, found, planned, neg.resources)
+    _conclude(result, found, planned)
+    if result.status != UNDECIDED:
+        result.note = result.note or below_speaking_size(prop, users, resources)
     result.solvers = verdict_solvers(result.status, cases)
     result.seconds = time.perf_counter() - t0
     return result
 
 
-#: Seeded instances of the class on which :func:`prove` checks an encoding
-#: against its policy's exact solver before trusting it (each in the
-#: proof's normal form: :func:`proofs.prover.crosscheck.normal_form`).
-CROSSCHECK_INSTANCES = 50
-#: Instances drawn at most to have :data:`CROSSCHECK_INSTANCES` that z3
-#: decides (an undecided one is no evidence either way).
-CROSSCHECK_MAX_DRAWN = 100
-CROSSCHECK_SEED = 21
+def _settled(result: Any, neg: Any, enc: Any, weighted: bool, capped: bool) -> bool:
+    """Whether ``result`` is decided before solving: ``"vacuous"`` (no
+    feasible allocation violates the property at the size, whatever the
+    policy), or ``"unknown"`` with the reason (no encoding, a class the
+    negation or the encoding does not cover, an encoding not to be trusted
+    at one of the sizes the negation uses)."""
+    from proofs.prover.result import VACUOUS
+    from proofs.prover.vacuity import vacuity
+
+    n, m, domain = result.users, result.resources, result.domain
+    why = neg.covers(weighted, capped)
+    empty = None if why else vacuity(result.property, n, m, domain, weighted, capped)
+    if empty:
+        result.status, result.reason = VACUOUS, empty
+        return True
+    if enc is None:
+        return True
+    why = why or enc.covers(weighted, capped) or _encoding_issue(result.policy, enc, neg.sizes(n), m, domain,
+                                                                 weighted, capped)
+    result.reason = why or ""
+    return bool(why)
 
 
-def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bool, count: int = CROSSCHECK_INSTANCES,
-                         seed: int = CROSSCHECK_SEED) -> list[Instance]:
-    """``count`` small integer instances of the class (same seed, same
-    instances): demands in ``1..5`` (``0..5`` with zeros, each user needing
-    something), capacities in ``2..11``, weights in ``1..3``, caps in
-    ``0..3`` (halves) or none."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(count):
-        D = rng.integers(0 if domain == "zeros" else 1, 6, size=(n, m))
-        D[D.sum(axis=1) == 0, 0] = 1
-        R = rng.integers(2, 12, size=m)
-        w = [int(v) for v in rng.integers(1, 4, size=n)] if weighted else None
-        k = [Fraction(int(v), 2) if v >= 0 else None for v in rng.integers(-1, 7, size=n)] if capped else None
-        out.append(Instance.from_exact([int(v) for v in R], [[int(v) for v in row] for row in D], weights=w,
-                                       max_tasks=k))
-    return out
-
-
-def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
-                      ) -> str | None:
-    """Why ``enc`` is not ``policy``'s allocation on one of the
-    :func:`crosscheck_instances`, each put in the proof's normal form
-    (capacities 1, demand rows normalised as ``enc``'s cases are, the
-    class's zeros, weights and caps) and checked through the proof's own
-    symbolic market (``None`` when it is on all of them): the prover must
-    be able to fail when an encoding is wrong, not prove what a wrong
-    formula satisfies."""
-    return _mismatch(policy, type(get_policy(policy)), enc, n, m, domain, weighted, capped)
-
-
-@functools.lru_cache(maxsize=512)
-def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
-              ) -> str | None:
-    """:func:`encoding_mismatch`, once per policy class, encoding and class
-    of instances in a process."""
-    from proofs.prover.crosscheck import first_disagreement, normal_form
-
-    from .api import solve
-
-    decided, drawn = 0, 0
-    while decided < CROSSCHECK_INSTANCES and drawn < CROSSCHECK_MAX_DRAWN:
-        batch = crosscheck_instances(n, m, domain, weighted, capped, count=drawn + CROSSCHECK_INSTANCES - decided)
-        samples = []
-        for raw in batch[drawn:]:
-            inst = normal_form(raw, enc.normalise)
-            try:
-                alloc = solve(inst, policy, exact=True)
-            except PolicyError:
-                continue
-            samples.append((inst, alloc.x_exact if alloc.exact else None, list(alloc.x)))
-        found, k = first_disagreement(enc, samples, domain, weighted, capped)
-        if found is not None:
-            return f"{policy}: the encoding disagrees with the policy's solver on {found[0].describe()}: {found[1]}"
-        decided, drawn = decided + k, len(batch)
-    if decided < CROSSCHECK_INSTANCES:
-        return (f"{policy}: the encoding could be checked against the policy's solver on only {decided} of "
-                f"{drawn} instances of the class (z3 could not decide the others)")
+def _encoding_issue(pol: str, enc: Any, sizes: tuple[int, ...], m: int, domain: str, weighted: bool,
+                    capped: bool) -> str | None:
+    """Why the encoding cannot be trusted at one of ``sizes`` users (the
+    negation may evaluate the policy with a user fewer): a size or domain
+    it does not cover, or a disagreement with the policy's solver."""
+    for n in sizes:
+        why = ((enc.validate(n, m, domain) if enc.validate else None)
+               or encoding_mismatch(pol, enc, n, m, domain, weighted, capped))
+        if why:
+            return why
     return None
 
 
-def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int | None) -> None:
+def _symmetries(pol: str, prop: str, n: int, m: int, domain: str, weighted: bool, capped: bool) -> str:
+    """The reductions the split uses, in words."""
+    from proofs.prover.driver import case_symmetries
+
+    return case_symmetries(pol, prop, n, m, domain, weighted, capped).words()
+
+
+def _conclude(result: Any, found: list[Violation], planned: int) -> None:
     """Set ``result``'s status and note from its cases: a re-verified
     witness refutes, every one of the ``planned`` cases unsatisfiable
-    proves (vacuously when the property speaks only of ``speaks_of``
-    resources), anything else is unknown and the note says why."""
+    proves, anything else is unknown and the note says why."""
     from proofs.prover.result import COUNTEREXAMPLE, PROVED, SAT, UNSAT
 
     cases = result.cases
@@ -283,8 +255,6 @@ def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int 
                            "(floats, by the confirmation margins NUMERIC_CONFIRM_RTOL/ATOL)")
     elif len(cases) == planned and all(c.status == UNSAT for c in cases):
         result.status = PROVED
-        if speaks_of is not None and speaks_of != result.resources:
-            result.note = f"holds vacuously: the property speaks only of {speaks_of} resource(s)"
     elif any(c.status == SAT for c in cases):
         result.reason = "z3 found a candidate counterexample that the exact re-check did not confirm"
     else:
@@ -359,12 +329,15 @@ def witness_instance(witness: dict[str, Any], scale_users: bool) -> tuple[Instan
 
 
 def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any] | None) -> Violation | None:
-    """The SMT witness checked exactly by the existing checker."""
+    """The SMT witness checked exactly by the existing checker (the users
+    in the negation's roles, ``"roles"``, passed on to a verifier)."""
     if witness is None:
         return None
     from .checking import check
 
-    inst, extra = witness_instance(witness, scale_users)
+    roles = [int(u) for u in witness.get("roles", [])]
+    inst, extra = witness_instance({k: v for k, v in witness.items() if k != "roles"}, scale_users)
+    extra["roles"] = roles
     if prop in VERIFIERS:
         return VERIFIERS.get(prop)(policy, inst, extra)
     return check(policy, inst, prop, mode="dynamic" if "dynamic" in get_property(prop).modes else "continuous")
@@ -376,7 +349,8 @@ def _lie(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None
     from .properties.strategy_proofness import StrategyProofness
 
     ev = Evaluator(policy)
-    return StrategyProofness().verify_report(ev, inst, ev.verified(inst), 0, extra["report"])
+    liar = extra["roles"][0] if extra.get("roles") else 0
+    return StrategyProofness().verify_report(ev, inst, ev.verified(inst), liar, extra["report"])
 
 
 @VERIFIERS.register("resource-monotonicity")

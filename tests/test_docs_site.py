@@ -61,7 +61,7 @@ def test_quickstart_notebook_runs_headless(tmp_path: Path) -> None:
     assert not [o for o in outputs if o.output_type == "error"]
     html = "\n".join(o.get("data", {}).get("text/html", "") for o in outputs)
     assert "<td>63/25</td>" in html and "<td>45/11</td>" in html  # the paper's Sections 4 and 5
-    assert "✓ (proved)" in html and "mean response time" in html
+    assert "✓ (proved ≤ 2x2)" in html and "mean response time" in html
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) == 3  # the comparison's, the simulation's and the worst case's figures
     assert "efficiency (worst = min)" in html and "(exact)" in html  # the worst case, certified

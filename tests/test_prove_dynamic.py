@@ -12,7 +12,7 @@ import pytest
 
 from analyzer import PolicyError, prove, solve
 from analyzer.cli import main
-from analyzer.proving import crosscheck_instances
+from analyzer.encoding_guard import crosscheck_instances
 from proofs.prover.crosscheck import disagreement
 from proofs.prover.encodings import get_encoding
 

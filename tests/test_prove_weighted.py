@@ -12,7 +12,8 @@ import pytest
 
 from analyzer import check, prove, solve
 from analyzer.cli import main
-from analyzer.proving import crosscheck_instances, witness_instance
+from analyzer.encoding_guard import crosscheck_instances
+from analyzer.proving import witness_instance
 from models.policy import POLICIES, get_policy
 from proofs.prover.crosscheck import disagreement
 from proofs.prover.encodings import ENCODINGS, Encoding, get_encoding

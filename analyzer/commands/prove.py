@@ -4,8 +4,10 @@ property for every instance of one size with an SMT solver (z3), or, with
 exhaustive enumeration (:mod:`analyzer.proving_discrete`).
 
 Exit 0 proved, 1 counterexample (printed like ``fairalloc check`` prints
-one, re-verified exactly), 3 unknown (timeout or z3 gave up), 2 bad input,
-130 interrupted (a discrete run keeps its ``--resume`` file).
+one, re-verified exactly), 3 unknown (timeout or z3 gave up), 4 vacuous
+(no feasible allocation violates the property at that size, so it says
+nothing about the policy), 2 bad input, 130 interrupted (a discrete run
+keeps its ``--resume`` file).
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from ..cli import (
 from ..formats import Document, render
 from ..render import Table
 
+#: Exit code of a vacuous proof: the property says nothing at that size.
+EXIT_VACUOUS = 4
 #: Exit code by proof status.
-EXIT_CODES = {"proved": EXIT_OK, "counterexample": EXIT_VIOLATION, "unknown": EXIT_SOLVER}
+EXIT_CODES = {"proved": EXIT_OK, "counterexample": EXIT_VIOLATION, "unknown": EXIT_SOLVER, "vacuous": EXIT_VACUOUS}
 
 
 def register(sub: Any) -> None:
@@ -107,8 +111,8 @@ def proof_document(r: Any) -> Document:
 def verdict_head(r: Any, found: str, proved: str, where: str) -> str:
     """The head line of a proof's verdict: the violation and how it was
     ``found``, ``"P PROVED for X"`` and ``proved`` (the scope), or
-    ``"P for X"``, ``where`` and ``": UNKNOWN (why)"`` (SMT and discrete
-    proofs alike)."""
+    ``"P for X"``, ``where`` and ``": UNKNOWN (why)"`` or ``": VACUOUS
+    (why)"`` (SMT and discrete proofs alike)."""
     from .check import violation_text
 
     if r.status == "counterexample":
@@ -116,7 +120,7 @@ def verdict_head(r: Any, found: str, proved: str, where: str) -> str:
     elif r.status == "proved":
         head = f"{r.property} PROVED for {r.policy}{proved}"
     else:
-        head = f"{r.property} for {r.policy}{where}: UNKNOWN ({r.reason})"
+        head = f"{r.property} for {r.policy}{where}: {'VACUOUS' if r.status == 'vacuous' else 'UNKNOWN'} ({r.reason})"
     return head.rstrip("\n")
 
 
@@ -132,8 +136,11 @@ def text(r: Any) -> str:
              f"{a['setting']}")
     head = verdict_head(r, f"constructed by the SMT solver at {size} ({r.domain} demands)",
                         f" on every instance with {size}\n({scope})", f" at {size}")
+    if r.status == "vacuous":
+        return f"{head}\nnothing to solve: every policy has the property at {size}\n"
     decided = sum(c.status != "unknown" for c in r.cases)
-    lines = [head, f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
+    lines = [head] + ([f"reductions: {a['symmetries']}"] if "symmetries" in a else [])
+    lines += [f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
     lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s{_recheck(c)}){' ' + c.reason if c.reason else ''}"
               for c in r.cases]
     if r.solvers:

@@ -108,16 +108,22 @@ def worst_case(policy: str | Policy, metric: str | Metric, users: int = 2, resou
     pol, met = get_policy(policy), get_metric(metric)
     check_size(users, resources, domain, met)
     check_mode(met, mode)
-    budget = met.default_budget if budget is None else budget
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise ValueError(f"budget: must be an integer >= 1, got {budget!r}")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout: must be > 0, got {timeout!r}")
+    budget = _checked_budget(met, budget, timeout)
     deadline = math.inf if timeout is None else time.monotonic() + timeout
     result = search_run(Run(pol, met, Space(users, resources, domain), budget, deadline, progress), seed)
     if bound or (bound is None and users * resources <= BOUND_AUTO_CELLS and not result.interrupted):
         _add_bound(result, pol, met, BOUND_TIMEOUT if timeout is None else timeout)
     return result
+
+
+def _checked_budget(met: Metric, budget: int | None, timeout: float | None) -> int:
+    """The budget (the metric's default when ``None``); ValueError for a bad budget or timeout."""
+    budget = met.default_budget if budget is None else budget
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ValueError(f"budget: must be an integer >= 1, got {budget!r}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout: must be > 0, got {timeout!r}")
+    return budget
 
 
 def search_run(run: Run, seed: int) -> WorstCase:

@@ -129,19 +129,26 @@ def worse_than(policy: str, metric: str, n: int, m: int, domain: str, v: Fractio
 
 
 def _cases(policy: str, bound: BoundEncoding, n: int, m: int, domain: str) -> list[Any]:
-    """The dominant-resource cases: the property's split for a deviation,
-    else every user interchangeable (the allocation metrics are symmetric
-    in the users)."""
+    """The cases: the property's split for a deviation (under the
+    symmetries the policy has, :func:`proofs.prover.driver.split`), else
+    the dominant-resource cases with users interchangeable and resources
+    renamed only as far as the policy is anonymous and neutral (every
+    allocation metric treats users and resources alike; the policy may
+    not: :func:`proofs.prover.symmetry.symmetries`)."""
     from proofs.prover.encodings import get_encoding
     from proofs.prover.symbolic import dominant_cases
+    from proofs.prover.symmetry import symmetries
 
     if bound.negation is not None:
         from proofs.prover.driver import split
 
         return list(split(policy, bound.negation, n, m, domain))
-    if get_encoding(policy).normalise != "max":
+    enc = get_encoding(policy)
+    if enc.normalise != "max":
         return [None]
-    return list(dominant_cases(m, (), tuple(range(n)), 0))
+    sym = symmetries(enc, (n,), m, domain)
+    fixed, free = ((), tuple(range(n))) if sym.users else (tuple(range(n)), ())
+    return list(dominant_cases(m, fixed, free, 0, sym.resources))
 
 
 def _query(policy: str, bound: BoundEncoding, n: int, m: int, domain: str, case: Any, v: Fraction
@@ -155,7 +162,7 @@ def _query(policy: str, bound: BoundEncoding, n: int, m: int, domain: str, case:
     enc = get_encoding(policy)
     if bound.deviation is not None:
         q = bound.deviation(enc, n, m, domain, case, v)
-        return q.constraints, {k: t for k, t in q.witness.items() if k in ("demands", "report")}
+        return q.constraints, {k: t for k, t in q.witness.items() if k in ("demands", "report", "roles")}
     assert bound.worse_than is not None, f"bound encoding {bound.metric!r} defines neither form"
     mk, cons = market(n, m, domain, enc.normalise, case)
     x = [z3.Real(f"x{i}") for i in range(n)]

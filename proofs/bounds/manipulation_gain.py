@@ -16,9 +16,11 @@ from typing import Any
 from . import BOUNDS, BoundEncoding
 
 
-def gain_above(enc: Any, n: int, m: int, domain: str, case: tuple[int, ...] | None, v: Fraction) -> Any:
-    """The query "a lie of user 0 runs more than ``v`` times its truthful
-    tasks" in one dominant-resource case (witness: demands and report)."""
+def gain_above(enc: Any, n: int, m: int, domain: str, case: Any, v: Fraction) -> Any:
+    """The query "a lie of the case's liar (user 0 when the policy is
+    anonymous) runs more than ``v`` times its truthful tasks" in one case of
+    the strategy-proofness split (witness: demands, report and, when the
+    case names the users, ``"roles"``)."""
     from proofs.prover.properties import get_negation
 
     return get_negation("strategy-proofness").build(enc, n, m, domain, case, factor=v)

@@ -1,11 +1,13 @@
 """Case splitting and the parallel, time-limited solving of the cases.
 
 A proof of "``policy`` has ``property`` on every instance with ``n`` users
-and ``m`` resources" is split by the dominant resource of every demand row
-(for policies normalised by ``max_j d_ij = 1``), up to the symmetries of
-the property (:func:`proofs.prover.symbolic.dominant_cases`); each case is
-one z3 query, solved in its own process when ``workers > 1``, under a
-common deadline.
+and ``m`` resources" is split by the users in the property's roles (every
+assignment, unless the policy treats users alike) and by the dominant
+resource of every demand row (for policies normalised by ``max_j d_ij =
+1``), each up to the symmetries the policy has, checked
+(:mod:`proofs.prover.symmetry`, :func:`proofs.prover.symbolic.dominant_cases`);
+each case is one z3 query, solved in its own process when ``workers > 1``,
+under a common deadline.
 """
 
 from __future__ import annotations
@@ -22,11 +24,9 @@ from typing import Any
 from .encodings import get_encoding
 from .properties import get_negation
 from .result import SAT, UNKNOWN, CaseResult
-from .symbolic import DOMAINS, dominant_cases
+from .symbolic import DOMAINS, Case, dominant_cases
+from .symmetry import NONE, Symmetries, symmetries
 
-#: A case: the dominant resource of every row (users, then extra rows), or
-#: ``None`` for an unsplit query.
-Case = tuple[int, ...] | None
 #: Reason of the cases left unsolved by Ctrl-C.
 INTERRUPTED = "interrupted"
 #: Seconds a case may overrun the deadline before its process is stopped.
@@ -37,29 +37,40 @@ DEADLINE_GRACE: float = 2.0
 Job = tuple[str, str, int, int, str, Case, float, bool, bool, str | None]
 
 
-def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool = True) -> list[Case]:
-    """The cases whose union covers every instance of the fragment (up to
-    symmetry; every dominant-resource assignment when not ``symmetric``,
-    the baseline of ``benchmarks/bench_prove.py``)."""
-    enc, neg = get_encoding(policy), get_negation(prop)
+def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool = True, *,
+          weighted: bool = False, capped: bool = False) -> list[Case]:
+    """The cases whose union covers every instance of the fragment, reduced
+    by the symmetries the policy has (:func:`case_symmetries`; none when
+    not ``symmetric``, the baseline of ``benchmarks/bench_prove.py``)."""
+    neg = get_negation(prop)
     if domain not in DOMAINS:
         raise ValueError(f"domain: must be one of {', '.join(DOMAINS)}, got {domain!r}")
-    if enc.normalise != "max":
-        return [None]
-    if not symmetric:
-        return list(itertools.product(range(m), repeat=n + neg.extra_rows))
+    sym = case_symmetries(policy, prop, n, m, domain, weighted, capped) if symmetric else NONE
     fixed, free = neg.roles(n)
-    return list(dominant_cases(m, tuple(fixed), tuple(free), neg.extra_rows))
+    if sym.users:
+        assignments, named = [tuple(fixed)], False
+    else:  # every tuple of distinct users in the roles; nobody interchangeable
+        assignments, named = list(itertools.permutations(range(n), len(fixed))), n > 1 and bool(fixed)
+        fixed, free = list(range(n)), []
+    doms: list[tuple[int, ...] | None] = [None]
+    if get_encoding(policy).normalise == "max":
+        doms = list(dominant_cases(m, tuple(fixed), tuple(free), neg.extra_rows, sym.resources))
+    return [Case(d, roles, named) for roles in assignments for d in doms]
+
+
+def case_symmetries(policy: str, prop: str, n: int, m: int, domain: str, weighted: bool = False,
+                    capped: bool = False) -> Symmetries:
+    """The symmetries the split of (``policy``, ``prop``) at ``n x m`` may
+    use: those the policy has at every size the negation evaluates it at
+    (:func:`proofs.prover.symmetry.symmetries`)."""
+    enc, neg = get_encoding(policy), get_negation(prop)
+    return symmetries(enc, neg.sizes(n), m, domain, weighted, capped)
 
 
 def label(case: Case, n: int) -> str:
-    """``"dominant r0,r1; report r0"`` (``"all"`` for an unsplit query)."""
-    if case is None:
-        return "all"
-    text = "dominant " + ",".join(f"r{j}" for j in case[:n])
-    if len(case) > n:
-        text += "; report " + ",".join(f"r{j}" for j in case[n:])
-    return text
+    """``"dominant r0,r1; report r0"``, with ``"roles u1,u0; "`` before it
+    when the split names the users (``"all"`` for an unsplit query)."""
+    return case.label(n)
 
 
 def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: float, workers: int | None,
@@ -92,7 +103,7 @@ def run_cases(policy: str, prop: str, n: int, m: int, domain: str, timeout: floa
     """
     from .solving import awaiting, case_file, unconfirmed, write_scripts
 
-    cases = split(policy, prop, n, m, domain, symmetric)
+    cases = split(policy, prop, n, m, domain, symmetric, weighted=weighted, capped=capped)
     deadline = time.time() + timeout
     pending: list[Any] = [(policy, prop, n, m, domain, c, deadline, weighted, capped,
                            None if emit is None else case_file(emit, policy, prop, n, m, domain, weighted, capped, k))

@@ -15,7 +15,7 @@ REPR_MAX_CHARS: int = 400
 #: Case outcomes (z3's answers to "is there a counterexample in this case?").
 UNSAT, SAT, UNKNOWN = "unsat", "sat", "unknown"
 #: Proof outcomes.
-PROVED, COUNTEREXAMPLE, UNDECIDED = "proved", "counterexample", "unknown"
+PROVED, COUNTEREXAMPLE, UNDECIDED, VACUOUS = "proved", "counterexample", "unknown", "vacuous"
 
 
 #: Fields of a :class:`ProofResult` its views show in their own way (not as ``name=value``).
@@ -95,12 +95,15 @@ class ProofResult:
 
     Attributes
     ----------
-    status : {"proved", "counterexample", "unknown"}
+    status : {"proved", "counterexample", "unknown", "vacuous"}
         ``"proved"``: every case is unsatisfiable, so the property holds on
         every instance of the encoded fragment (:attr:`assumptions`);
         ``"counterexample"``: a case is satisfiable and its witness was
-        re-verified by the checker (:attr:`counterexample`); ``"unknown"``
-        otherwise (:attr:`reason` says why).
+        re-verified by the checker (:attr:`counterexample`);
+        ``"vacuous"``: no feasible allocation at all violates the property
+        at this size, so it says nothing about the policy (:attr:`reason`
+        says why; :mod:`proofs.prover.vacuity`); ``"unknown"`` otherwise
+        (:attr:`reason` says why).
     policy, property : str
     users, resources : int
     domain : str
@@ -117,11 +120,11 @@ class ProofResult:
     seconds : float
         Wall-clock time of the whole proof.
     note : str
-        Remarks (e.g. a property holding vacuously at the size).
+        Remarks (e.g. a size below the one the property speaks from).
     reason : str
         Why the status is ``"unknown"`` (timeout, a policy or class the
-        prover cannot encode, the two solvers not agreeing); empty
-        otherwise.
+        prover cannot encode, the two solvers not agreeing) or
+        ``"vacuous"``; empty otherwise.
     solvers : tuple of str
         The solvers the verdict rests on, with their versions: ``("z3
         4.13.0", "cvc5 1.2.0")`` for ``"proved"`` (each agreed on every
@@ -153,6 +156,8 @@ class ProofResult:
         """One phrase: what was proved, found or left open."""
         if self.status == COUNTEREXAMPLE and self.counterexample is not None:
             return " ".join(str(getattr(self.counterexample, "message", "")).split())
+        if self.status == VACUOUS:
+            return self.reason
         return self.note
 
     def _fields(self) -> dict[str, Any]:
@@ -163,8 +168,6 @@ class ProofResult:
     def __repr__(self) -> str:
         counts = {s: sum(c.status == s for c in self.cases) for s in (UNSAT, SAT, UNKNOWN)}
         fields = self._fields()
-        if self.solvers:
-            fields["solvers"] = ", ".join(self.solvers)
         fields["cases"] = {k: v for k, v in counts.items() if v}
         fields["seconds"] = round(self.seconds, 3)
         text = short_repr("ProofResult", **fields)

@@ -229,17 +229,19 @@ class ManipulationGain(Metric):
         return Measure(value, exact, alloc, detail)
 
     def measure_witness(self, policy: Policy, instance: Instance, witness: dict[str, Any]) -> Measure:
-        """The best of the searched lies and the prover's (user 0 reporting
-        ``witness["report"]``), exactly."""
+        """The best of the searched lies and the prover's (the liar of the
+        case, ``witness["roles"][0]``, user 0 when the case names nobody,
+        reporting ``witness["report"]``), exactly."""
         m = self.measure(policy, instance)
         report = witness.get("report")
         if report is None or not m.allocation.exact:
             return m
-        got, exact = self.lie_tasks(policy, instance, 0, [Fraction(v) for v in report])
-        g = ratio(got, tasks_of(m.allocation)[0])
+        liar = int(witness["roles"][0]) if witness.get("roles") else 0
+        got, exact = self.lie_tasks(policy, instance, liar, [Fraction(v) for v in report])
+        g = ratio(got, tasks_of(m.allocation)[liar])
         if exact and float(g) > float(m.value):
-            detail = {"user": instance.users[0], "report": [str(v) for v in report],
-                      "tasks_truthful": str(tasks_of(m.allocation)[0]), "tasks_lying": str(got)}
+            detail = {"user": instance.users[liar], "report": [str(v) for v in report],
+                      "tasks_truthful": str(tasks_of(m.allocation)[liar]), "tasks_lying": str(got)}
             return Measure(g, m.exact, m.allocation, detail)
         return m
 
