@@ -215,6 +215,7 @@ class FastEngine:
         self.durations: dict[tuple[float, ...], int] = {}
         self.violations: list[dict[str, Any]] = []
         self.forms = KernelForms(ROUNDS_PER_CALL)
+        self._scale = np.asarray(workload.scale, dtype=float)
 
     # ------------------------------------------------------------ admission (Python: one call per job spec)
     def _user(self, name: str) -> int:
@@ -241,22 +242,30 @@ class FastEngine:
         return off
 
     def admit(self, spec: JobSpec, t: float, generation: int = 0) -> None:
+        """Queue ``spec`` arriving at ``t``: its rows filled in place (one
+        call per spec of a streamed trace, so no temporary arrays), then
+        the kernel's admission."""
         st = self.st
-        i = self._user(spec.user)
+        i = self.index.get(spec.user)
+        if i is None:
+            i = self._user(spec.user)
         s = len(self.specs)
-        st.room_specs(s + 1)
+        if s >= st.sd.shape[0]:
+            st.room_specs(s + 1)
         st.c[ks.NS] = s + 1
         job = spec.job if not generation else f"{spec.job}@{generation}"
         rec = self.jobs.get(job)
         if rec is None:
             self.jobs[job] = rec = JobRecord(job=job, user=spec.user, arrival=t)
         self.specs.append((spec, generation, rec))
-        st.sd[s] = self.model.extend(spec.demand)
-        st.sreal[s] = self.w.real(spec.demand)
+        demand = spec.demand
+        st.sd[s] = self.model.extend(demand)
+        np.divide(demand, self._scale, out=st.sreal[s])  # Workload.real, written in place
         st.si[s] = (i, spec.tasks, 0, 0, 0, -1, -1, self._durations(spec.durations), len(spec.durations),
                     ks.FLAG_REPEAT if spec.repeat else 0, -1)
-        st.sf[s] = np.nan
-        st.room_events(int(st.c[ks.EV_N]) + 2)
+        st.sf[s] = math.nan
+        if st.et.shape[0] < st.c[ks.EV_N] + 2:
+            st.room_events(int(st.c[ks.EV_N]) + 2)
         cancel = math.nan if spec.until is None else max(spec.until, t)
         self.forms.admit(t, s, cancel, *st.admit_args())
 
