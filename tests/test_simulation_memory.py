@@ -105,6 +105,9 @@ def test_zero_half_life_is_memoryless_and_warns() -> None:
 @pytest.mark.parametrize(("policy", "field"), [
     ("drf:half_life=-1", "half_life"), ("drf:half_life=abc", "half_life"), ("drf:half_life=inf", "half_life"),
     ("yarn:half_life=60", "no usage memory"), ("mesos:half_life=60", "no usage memory"),
+    ("kueue:usageHalfLifeTime=600", "LocalQueues inside one ClusterQueue"),
+    ("kueue:half_life=600", "no usage memory"), ("volcano:halfLifeMinutes=10", "another plugin"),
+    ("volcano:halfLifeMinutes=0", "no usage memory"), ("drf:usageHalfLifeTime=600", "its usage memory is half_life="),
 ])
 def test_bad_half_life(policy: str, field: str) -> None:
     with pytest.raises(PolicyError, match=field):

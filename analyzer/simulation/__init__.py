@@ -44,8 +44,8 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         ``slots[:slots=S]``, or a production variant (``yarn``, ``mesos``,
         ``volcano``, ``kueue``: :mod:`.production`). ``half_life=SECONDS``
         among its parameters (``drf:half_life=600``) gives it usage memory
-        (:mod:`.memory`; a variant's own key: ``kueue:usageHalfLifeTime=600``,
-        ``volcano:halfLifeMinutes=10``); 0 is memoryless and warns
+        (:mod:`.memory`; the variants model orderings without memory and
+        refuse it, saying why); 0 is memoryless and warns
         (:class:`MemorylessWarning`).
     until : float, optional
         Stop at this time (default: the workload's ``[simulation] until``,
@@ -102,7 +102,7 @@ def _engine(w: Workload, model: Any, variant: bool, batch: bool, common: dict[st
     keys = kernel_keys(model) if batch and not variant else None
     rate = 0.0 if memory is None else memory.rate
     if variant:
-        return VariantEngine(w, model, memory=memory, **common)
+        return VariantEngine(w, model, **common)
     if keys is not None:
         return FastEngine(w, model, keys, rate=rate, **common)
     return Engine(w, model, batch=batch, rate=rate, **common)

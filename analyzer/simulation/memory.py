@@ -45,10 +45,14 @@ and Volcano do, would hand every free task to the user with the smallest
 memory until the memories cross (Kueue adds an entry penalty for that
 reason); adding the current share keeps DRF's response within a round.
 
-The production variants take their own keys (:data:`VARIANT_KEYS`):
-Kueue's ``usageHalfLifeTime`` (seconds) and Volcano's ``halfLifeMinutes``
-(whole minutes), whose memory is their scheduler's own
-(:mod:`models.variants.memory`).
+**The production variants** (:mod:`models.variants`) refuse a half-life:
+each models a part of its scheduler that orders users by what they hold
+now, and says so (``memory_note``). Kueue's ``usageHalfLifeTime`` belongs
+to admission fair sharing, which orders the LocalQueues inside one
+ClusterQueue, not the cohort fair sharing between ClusterQueues that the
+``kueue`` variant models; Volcano's decayed usage is another plugin than
+the ``drf`` plugin modelled. A zero ``usageHalfLifeTime`` or
+``halfLifeMinutes`` is refused as the other keys are.
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ class Memory:
     Attributes
     ----------
     key : str
-        The key as typed (``half_life``, ``usageHalfLifeTime``, ``halfLifeMinutes``).
+        The key as typed (``half_life``).
     half_life : float
         Seconds (> 0).
     """
@@ -90,26 +94,15 @@ class Memory:
         return math.log(2.0) / self.half_life
 
 
-def memory_key(policy_class: type) -> tuple[str, float, bool] | None:
-    """``(key, seconds per unit, whole numbers only)`` of a policy class's
-    half-life, or ``None`` when it has no usage memory (a production
-    variant whose scheduler has none)."""
-    own = getattr(policy_class, "memory_key", HALF_LIFE_KEY)
-    if own is None:
-        return None
-    if isinstance(own, str):
-        return own, 1.0, False
-    return own
+#: Half-life keys of the production schedulers, refused with the variant's
+#: reason (:attr:`models.variants._common.VariantPolicy.memory_note`).
+SCHEDULER_KEYS: frozenset[str] = frozenset({"usageHalfLifeTime", "halfLifeMinutes", "shareDecaySeconds"})
 
 
-def _value(key: str, raw: Any, unit: float, whole: bool) -> float:
+def _seconds(key: str, raw: Any) -> float:
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw) or raw < 0:
-        unit_name = "minutes" if unit == 60.0 else "seconds"
-        raise PolicyError(f"{key}: must be a number of {unit_name} >= 0, got {raw!r}")
-    if whole and (raw != int(raw) or raw == 0):
-        raise PolicyError(f"{key}: must be a whole number of minutes > 0 (Volcano reads it with Atoi and falls "
-                          f"back to its default, 240, otherwise), got {raw!r}")
-    return float(raw) * unit
+        raise PolicyError(f"{key}: must be a number of seconds >= 0, got {raw!r}")
+    return float(raw)
 
 
 def split_memory(spec: str) -> tuple[str, Memory | None]:
@@ -119,21 +112,23 @@ def split_memory(spec: str) -> tuple[str, Memory | None]:
     Raises
     ------
     PolicyError
-        For a bad value, or a half-life key the policy does not take
-        (naming the one it takes, if any).
+        For a bad value, or a half-life key given to a production variant
+        (with the variant's reason) or a scheduler's own key given to a
+        filling policy (naming ``half_life``).
     """
     name, params = parse_policy_spec(spec)
     cls = POLICIES.get(name)
-    own = memory_key(cls)
-    keys = {HALF_LIFE_KEY, "usageHalfLifeTime", "halfLifeMinutes"}
-    given = [k for k in params if k in keys and k not in getattr(cls, "parameters", {})]
+    given = [k for k in params if k in SCHEDULER_KEYS | {HALF_LIFE_KEY} and k not in getattr(cls, "parameters", {})]
     if not given:
         return spec, None
     key = given[0]
-    if own is None or key != own[0]:
-        which = f"its usage memory is {own[0]}=" if own is not None else "it has no usage memory"
-        raise PolicyError(f"policy {name!r}: {key} is not one of its keys ({which})")
-    seconds = _value(key, params[key], own[1], own[2])
+    note = getattr(cls, "memory_note", None)
+    if note is not None:
+        raise PolicyError(f"policy {name!r}: {key} is not one of its keys (no usage memory: {note}; DRF with "
+                          f"memory is drf:{HALF_LIFE_KEY}=SECONDS)")
+    if key != HALF_LIFE_KEY:
+        raise PolicyError(f"policy {name!r}: {key} is not one of its keys (its usage memory is {HALF_LIFE_KEY}=)")
+    seconds = _seconds(key, params[key])
     head, _, rest = spec.strip().partition(":")
     kept = [p for p in rest.split(",") if p.partition("=")[0].strip() != key]
     out = head + (":" + ",".join(kept) if kept else "")
@@ -145,4 +140,4 @@ def split_memory(spec: str) -> tuple[str, Memory | None]:
     return out, Memory(key=key, half_life=seconds)
 
 
-__all__ = ["HALF_LIFE_KEY", "Memory", "MemorylessWarning", "memory_key", "split_memory"]
+__all__ = ["HALF_LIFE_KEY", "SCHEDULER_KEYS", "Memory", "MemorylessWarning", "split_memory"]

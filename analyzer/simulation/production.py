@@ -70,11 +70,10 @@ def _instance(workload: Workload) -> tuple[Instance, dict[str, int]]:
 class VariantEngine(Engine):
     """The reference engine whose rounds are a variant's allocation steps."""
 
-    def __init__(self, workload: Workload, model: ShareModel, memory: Any = None, **options: Any) -> None:
+    def __init__(self, workload: Workload, model: ShareModel, **options: Any) -> None:
         from models.discrete import Engine as DiscreteEngine
 
         super().__init__(workload, model, batch=False, **options)
-        self.memory = memory
         inst, self.slot = _instance(workload)
         self.alloc = DiscreteEngine(inst, model.policy)
 

@@ -82,10 +82,10 @@ class VariantPolicy(Policy):
 
     form: ClassVar[type[VariantShare]]
     discrete_only = True
-    #: The scheduler's own usage half-life key in the simulator: ``(key,
-    #: seconds per unit, whole numbers only)``; ``None``: it has no usage
-    #: memory (:mod:`analyzer.simulation.memory`).
-    memory_key: ClassVar[tuple[str, float, bool] | None] = None
+    #: Why the simulator gives this variant no usage half-life (the part of
+    #: the scheduler that is modelled orders users by what they hold now),
+    #: said when a half-life key is given (:mod:`analyzer.simulation.memory`).
+    memory_note: ClassVar[str] = "the modelled ordering has no usage memory"
 
     def discrete_form(self) -> VariantShare:
         """The discrete policy run by :func:`models.discrete.fill`."""
