@@ -87,11 +87,14 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
     if until is None and w.repeats:
         raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
-    common = {"until": until, "seed": seed, "overcommit_penalty": opts.pop("overcommit_penalty", None),
-              "tie_break": opts.pop("tie_break", "index"),
-              "check_properties": bool(opts.pop("check_properties", False)),
-              "record_users": bool(opts.pop("record_users", True)), "progress": opts.pop("progress", None)}
-    return _engine(w, model, variant, bool(opts.pop("batch", True)), common, memory).run()
+    return _engine(w, model, variant, bool(opts.pop("batch", True)), _common(opts, until, seed), memory).run()
+
+
+def _common(opts: dict[str, Any], until: float | None, seed: int) -> dict[str, Any]:
+    """The options every engine takes, taken out of ``opts`` (with their defaults)."""
+    return {"until": until, "seed": seed, "overcommit_penalty": opts.pop("overcommit_penalty", None),
+            "tie_break": opts.pop("tie_break", "index"), "check_properties": bool(opts.pop("check_properties", False)),
+            "record_users": bool(opts.pop("record_users", True)), "progress": opts.pop("progress", None)}
 
 
 def _engine(w: Workload, model: Any, variant: bool, batch: bool, common: dict[str, Any],
