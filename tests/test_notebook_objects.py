@@ -69,7 +69,8 @@ def test_simulation_result_in_a_notebook() -> None:
     assert "jobs_completed={'A': 1, 'B': 1}" in text
     assert "<table>" in r._repr_html_() and "mean response time" in r._repr_html_()
     frame = r.to_pandas()
-    assert list(frame.columns) == ["policy", "time", "user", "resource", "share", "dominant_share", "utilization"]
+    assert list(frame.columns) == ["policy", "time", "user", "resource", "share", "dominant_share", "utilization",
+                                   "cumulative_share", "entitlement"]
     assert len(frame) == len(r.times) * 2 * 2  # one row per time x user x resource
     for t in r.times:
         at = frame[frame.time == t]

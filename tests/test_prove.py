@@ -90,7 +90,7 @@ def test_every_table_policy_is_encoded() -> None:
     ("drf", "population-monotonicity", 3, 2, "zeros"),        # zero demands break it
     ("asset", "sharing-incentive", 2, 2, "positive"),         # Section 5.1
     ("asset", "bottleneck-fairness", 2, 2, "positive"),
-    ("ceei", "population-monotonicity", 3, 2, "positive"),
+    pytest.param("ceei", "population-monotonicity", 3, 2, "positive", marks=pytest.mark.slow),  # 46 s
     ("static", "pareto-efficiency", 2, 2, "positive"),
     ("leximin-tasks", "sharing-incentive", 2, 2, "positive"),
 ])
@@ -192,6 +192,7 @@ def _table(fmt: str, capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.slow  # a minute: six cells proved, both solvers (tests/test_table_proofs.py covers the marks fast)
 def test_table_prove_says_which_cells_are_proved(capsys: pytest.CaptureFixture[str]) -> None:
     cells = {(c["policy"], c["property"]): c for c in json.loads(_table("json", capsys))["cells"]}
     proof = cells["drf", "envy-freeness"]["proof"]

@@ -150,7 +150,8 @@ def test_prover_agrees_with_the_table(policy: str, prop: str, domain: str, statu
 
 @pytest.mark.parametrize(("policy", "prop"), [
     ("utilitarian", "pareto-efficiency"), ("bbf", "bottleneck-based-fairness"), ("bbf", "envy-freeness"),
-    ("fds", "sharing-incentive"), ("single-resource", "strategy-proofness"), ("slots", "pareto-efficiency"),
+    ("fds", "sharing-incentive"), pytest.param("single-resource", "strategy-proofness", marks=pytest.mark.slow),
+    ("slots", "pareto-efficiency"),
 ])
 def test_weighted_capped_cells_are_proved(policy: str, prop: str) -> None:
     r = prove(policy, prop, 2, 2, weighted=True, capped=True, timeout=120, workers=1)

@@ -64,7 +64,12 @@ def _first_reverified(prop: str) -> tuple[str, dict, object]:
     raise AssertionError(f"no violator of {prop} among {VIOLATORS} gave a re-verified witness")
 
 
-@pytest.mark.parametrize("prop", sorted(negations()))
+#: The negations whose witness search takes minutes on 2 cores (in ``-m slow``).
+SLOW_WITNESSES = ("dynamic-strategy-proofness", "strategy-proofness")
+
+
+@pytest.mark.parametrize("prop", [pytest.param(q, marks=[pytest.mark.slow] if q in SLOW_WITNESSES else [])
+                                  for q in sorted(negations())])
 def test_every_negation_witness_is_reverified_with_its_weights_and_caps(prop: str) -> None:
     policy, witness, v = _first_reverified(prop)
     assert v.exact and v.property == prop

@@ -59,7 +59,16 @@ def test_ceei_worst_case_comes_with_the_bound_three_halves() -> None:
         assert again.value <= r.bound.attained
 
 
-@pytest.mark.parametrize("n", [3, 4])
+def test_drf_efficiency_at_4_users_and_2_resources_is_proved_by_z3() -> None:
+    """z3 proves n / (2(n - 1)) at 4 x 2 too; cvc5 does not confirm its
+    second case within minutes, so :func:`worst_case` reports no bound
+    there (docs/worst_case.md gives the argument)."""
+    closed = F(4, 6)
+    assert worse_than("drf", "efficiency", 4, 2, "positive", closed, 60).status == PROVED
+    assert worse_than("drf", "efficiency", 4, 2, "positive", closed * F(1001, 1000), 60).status == WORSE
+
+
+@pytest.mark.parametrize("n", [3])
 def test_drf_efficiency_at_n_users_and_2_resources_is_n_over_2_n_minus_1(n: int) -> None:
     closed = F(n, 2 * (n - 1))
     r = worst_case("drf", "efficiency", n, 2, budget=60, bound=True)
@@ -93,3 +102,19 @@ def test_a_policy_without_an_encoding_says_why() -> None:
 def test_the_bound_of_a_parameterised_family_member() -> None:
     """fds:beta=1 is CEEI, encoded by the fds family's factory."""
     assert worse_than("fds:beta=1", "envy", 2, 2, "positive", F(1), 60).status == PROVED
+
+
+def test_a_bound_is_proved_by_both_solvers() -> None:
+    """z3's unsat on every case of the bound is re-checked by cvc5 on the
+    same SMT-LIB2 text; the bound names both solvers."""
+    r = worst_case("drf", "manipulation-gain", 2, 2, budget=4)
+    assert r.bound is not None and [s.split()[0] for s in r.bound.solvers] == ["z3", "cvc5"]
+    assert r.to_dict()["bound"]["solvers"] == list(r.bound.solvers)
+
+
+def test_a_bound_the_second_solver_refutes_is_no_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    import proofs.prover.cvc5_check as cvc5_check
+
+    monkeypatch.setattr(cvc5_check, "recheck", lambda text, seconds: cvc5_check.Recheck("sat", 0.0, "stand-in"))
+    r = worst_case("drf", "manipulation-gain", 2, 2, budget=4)
+    assert r.bound is None and "the solvers disagree" in r.bound_note and "z3 proved 1" in r.bound_note

@@ -83,6 +83,11 @@ def load_instance(path: str) -> Any:
 _WARNINGS: list[str] = []
 
 
+def add_warning(line: str) -> None:
+    """Print ``fairalloc: warning: line`` on stderr after the command's output (one line)."""
+    _WARNINGS.append(" ".join(line.split()))
+
+
 def warn_oversized(inst: Any) -> None:
     """One line on stderr (after the output) when a user's single task fits on no machine (not
     an error: it gets a fraction of a task, or none in the discrete setting)."""

@@ -20,6 +20,7 @@ from . import dispatch  # noqa: F401  (registers the event loop's kernels, model
 from .engine import Engine
 from .fast import FastEngine, kernel_keys
 from .keys import check_placement_options, share_model
+from .memory import Memory, MemorylessWarning, split_memory
 from .options import DEFAULT_PENALTY, TIE_BREAKS
 from .production import VariantEngine, is_variant, variant_model
 from .result import JobRecord, SimulationResult
@@ -42,7 +43,11 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
     policy : str or Policy
         A filling policy (``drf``, ``asset``, ``single-resource:resource=cpu``),
         ``slots[:slots=S]``, or a production variant (``yarn``, ``mesos``,
-        ``volcano``, ``kueue``: :mod:`.production`).
+        ``volcano``, ``kueue``: :mod:`.production`). ``half_life=SECONDS``
+        among its parameters (``drf:half_life=600``) gives it usage memory
+        (:mod:`.memory`; the variants model orderings without memory and
+        refuse it, saying why); 0 is memoryless and warns
+        (:class:`MemorylessWarning`).
     until : float, optional
         Stop at this time (default: the workload's ``[simulation] until``,
         else when nothing is left to run; required when a job repeats).
@@ -73,7 +78,8 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
     """
     w = as_workload(workload)
     until, opts = _options(w, options, until)
-    pol = get_policy(policy)
+    spec, memory = split_memory(policy) if isinstance(policy, str) else (policy, None)
+    pol = get_policy(spec)
     variant = is_variant(pol)
     slot_tasks, aware = opts.pop("slot_tasks", "one"), opts.pop("aware", "policy")
     check_placement_options(slot_tasks, aware)  # a variant checks every resource and has no slots: values only
@@ -82,23 +88,28 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
     if until is None and w.repeats:
         raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
-    common = {"until": until, "seed": seed, "overcommit_penalty": opts.pop("overcommit_penalty", None),
-              "tie_break": opts.pop("tie_break", "index"),
-              "check_properties": bool(opts.pop("check_properties", False)),
-              "record_users": bool(opts.pop("record_users", True)), "progress": opts.pop("progress", None)}
-    return _engine(w, model, variant, bool(opts.pop("batch", True)), common).run()
+    return _engine(w, model, variant, bool(opts.pop("batch", True)), _common(opts, until, seed), memory).run()
 
 
-def _engine(w: Workload, model: Any, variant: bool, batch: bool, common: dict[str, Any]) -> Engine | FastEngine:
+def _common(opts: dict[str, Any], until: float | None, seed: int) -> dict[str, Any]:
+    """The options every engine takes, taken out of ``opts`` (with their defaults)."""
+    return {"until": until, "seed": seed, "overcommit_penalty": opts.pop("overcommit_penalty", None),
+            "tie_break": opts.pop("tie_break", "index"), "check_properties": bool(opts.pop("check_properties", False)),
+            "record_users": bool(opts.pop("record_users", True)), "progress": opts.pop("progress", None)}
+
+
+def _engine(w: Workload, model: Any, variant: bool, batch: bool, common: dict[str, Any],
+            memory: Memory | None) -> Engine | FastEngine:
     """The engine that runs ``model``: a production variant's own discrete
     engine, the compiled kernel engine when the policy's keys allow it, else
     the reference engine."""
     keys = kernel_keys(model) if batch and not variant else None
+    rate = 0.0 if memory is None else memory.rate
     if variant:
         return VariantEngine(w, model, **common)
     if keys is not None:
-        return FastEngine(w, model, keys, **common)
-    return Engine(w, model, batch=batch, **common)
+        return FastEngine(w, model, keys, rate=rate, **common)
+    return Engine(w, model, batch=batch, rate=rate, **common)
 
 
 def _options(w: Workload, options: dict[str, Any], until: float | None) -> tuple[float | None, dict[str, Any]]:
@@ -116,5 +127,5 @@ def _options(w: Workload, options: dict[str, Any], until: float | None) -> tuple
     return None if until is None else float(until), opts
 
 
-__all__ = ["DEFAULT_PENALTY", "TIE_BREAKS", "TRACE_FORMATS", "JobRecord", "JobSpec", "SimulationResult", "Workload",
-           "load_trace", "simulate"]
+__all__ = ["DEFAULT_PENALTY", "TIE_BREAKS", "TRACE_FORMATS", "JobRecord", "JobSpec", "Memory", "MemorylessWarning",
+           "SimulationResult", "Workload", "load_trace", "simulate"]

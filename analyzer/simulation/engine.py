@@ -40,6 +40,8 @@ import numpy as np
 
 from models.kernels import Stopwatch
 
+from . import kstore as ks
+from .engine_heap import UserHeap
 from .keys import ShareModel
 from .options import finish_groups, penalties, random_ties, slowdown
 from .queues import QueuedSpec, QueuedUser
@@ -51,16 +53,15 @@ _DENSE: int = 256
 #: Points per step of the k-ary batch search.
 _GRID: int = 64
 _COMPLETE, _CANCEL = 0, 1
-#: The user heap is compacted when it holds this many entries per user.
-_HEAP_SLACK: int = 4
 
 
-class Engine:
+class Engine(UserHeap):
     """One simulation run (see the module docstring)."""
 
     def __init__(self, workload: Workload, model: ShareModel, *, until: float | None, seed: int,
                  overcommit_penalty: dict[str, float] | None, tie_break: str, check_properties: bool,
-                 record_users: bool, progress: Callable[[int], None] | None, batch: bool = True) -> None:
+                 record_users: bool, progress: Callable[[int], None] | None, batch: bool = True,
+                 rate: float = 0.0) -> None:
         self.w, self.model = workload, model
         self.until = until
         self.rng = np.random.default_rng(seed)
@@ -73,6 +74,8 @@ class Engine:
         self.free = self.free_cols.T  # a (K, columns) view of the same memory
         self.used = np.zeros(model.columns, dtype=np.int64)
         self.U = np.zeros((16, model.columns), dtype=np.int64)
+        self.um = np.zeros((16, ks.N_MEMORY_FIELDS))  # usage memory, as the kernel keeps it (:mod:`.memory`)
+        self.rate, self.now = float(rate), 0.0
         self.users: list[QueuedUser] = []
         self.index: dict[str, int] = {}
         self.heap: list[tuple[float, float, int, int]] = []
@@ -102,30 +105,8 @@ class Engine:
             self.users.append(QueuedUser(name=name, weight=float(self.w.weights.get(name, 1.0)), rank=rank))
             if i >= self.U.shape[0]:
                 self.U = np.vstack([self.U, np.zeros_like(self.U)])
+                self.um = np.vstack([self.um, np.zeros_like(self.um)])
         return i
-
-    def _key(self, i: int) -> float:
-        return float(self.model.shares(self.U[i][None, :])[0]) / self.users[i].weight
-
-    def _push_many(self, idx: list[int]) -> None:
-        """Unblock ``idx`` and push them, keys computed in one call."""
-        if not idx:
-            return
-        users = self.users
-        keys = self.model.shares(self.U[idx]).tolist()
-        for i, key in zip(idx, keys, strict=True):
-            u = users[i]
-            u.blocked = False
-            self.blocked.discard(i)
-            u.version += 1
-            if u.queue:
-                heapq.heappush(self.heap, (key / u.weight, u.rank, u.version, i))
-
-    def _push(self, i: int) -> None:
-        u = self.users[i]
-        u.version += 1
-        if u.queue and not u.blocked:
-            heapq.heappush(self.heap, (self._key(i), u.rank, u.version, i))
 
     # ------------------------------------------------------------ events
     def _admit(self, spec: JobSpec, t: float, generation: int = 0) -> None:
@@ -159,6 +140,7 @@ class Engine:
         self.changed.append(mach)
         self.U[s.user] -= k * d
         self.used -= k * d
+        self._held(s.user)
         self._log(t, s, -k)
         s.running -= k
         s.done += k
@@ -243,10 +225,10 @@ class Engine:
         if not heap or J <= 1:
             return J
         s2, r2 = heap[0][0], heap[0][1]
-        w, base = self.users[i].weight, self.U[i]
+        w, base, off = self.users[i].weight, self.U[i], self._memory(i)
 
         def wins(js: np.ndarray) -> np.ndarray:
-            s = self.model.shares(base[None, :] + js[:, None] * d) / w
+            s = (self.model.shares(base[None, :] + js[:, None] * d) + off) / w
             return (s < s2) | ((s == s2) & (rank < r2))
 
         lo, hi = 0, J  # j = lo wins; j = hi is past the end or loses
@@ -265,18 +247,11 @@ class Engine:
                 lo = int(grid[f - 1]) if f else lo
         return hi
 
-    def _compact(self) -> None:
-        """Drop stale heap entries (superseded by a later push) once they
-        outnumber the users: they cost memory.
-        Valid entries are distinct tuples, so the pop order is unchanged."""
-        users = self.users
-        if len(self.heap) > _HEAP_SLACK * (len(users) + 1):
-            self.heap[:] = [e for e in self.heap if e[2] == users[e[3]].version]
-            heapq.heapify(self.heap)
-
     def _round(self, t: float) -> None:
         self._compact()
         self._unblock()
+        if self.rate > 0.0:
+            self._rekey()
         heap, users = self.heap, self.users
         failed: list[tuple[int, ...]] = []  # needs that fit nowhere this round (free space only shrinks)
         while heap:
@@ -316,6 +291,7 @@ class Engine:
         self.free[mach] -= take[:, None] * d
         self.U[s.user] += k * d
         self.used += k * d
+        self._held(s.user)
         s.pending -= k
         s.running += k
         self.launched += k
@@ -344,6 +320,7 @@ class Engine:
                 if t_next == math.inf or (self.until is not None and t_next > self.until):
                     break
                 t = max(t, t_next)  # a late trace row arrives now
+                self.now = t
                 while ev and ev[0][0] <= t:
                     _, kind, _, payload = heapq.heappop(ev)
                     self.nevents += 1
@@ -387,7 +364,8 @@ class Engine:
                  np.frombuffer(self.log_k, dtype=np.int64).copy(), np.frombuffer(self.log_d, dtype=np.int64).copy())
             if self.record_users else None,
             demands=np.array(self.demands, dtype=np.int64).reshape(-1, m),
-            job_records=tuple(self.jobs.values()), violations=tuple(self.violations), work=self.work.copy(),
+            job_records=tuple(self.jobs.values()), violations=tuple(self.violations), rounds=self.w.rounds,
+            work=self.work.copy(),
             stats={"decisions": self.decisions, "events": self.nevents, "tasks_launched": self.launched,
                    "seconds": watch.seconds(), "kernel_seconds": watch.kernel_seconds(), "interrupted": interrupted,
                    "late_arrivals": self.w.late[0], "tasks_running": self.launched - self.finished,

@@ -96,7 +96,7 @@ class State:
 
     #: per-user arrays and their fill values
     USER: ClassVar[dict[str, Any]] = {"U": 0, "uw": 1.0, "ur": 0.0, "uh": -1, "ut": -1, "ublk": 0, "bl": -1,
-                                      "blpos": -1, "hk": 0.0, "hr": 0.0, "hu": -1, "hpos": -1}
+                                      "blpos": -1, "hk": 0.0, "hr": 0.0, "hu": -1, "hpos": -1, "um": 0.0}
     SPEC: ClassVar[dict[str, Any]] = {"sd": 0, "si": -1, "sf": np.nan, "sreal": 0.0, "rd": -1}
     # the per-user arrays, set from USER in __init__ and grown by room_users
     uw: np.ndarray
@@ -110,9 +110,10 @@ class State:
     hr: np.ndarray
     hu: np.ndarray
     hpos: np.ndarray
+    um: np.ndarray
 
     def __init__(self, model: ShareModel, m: int, form: int, den: np.ndarray, penalty: np.ndarray,
-                 over: np.ndarray, record: bool) -> None:
+                 over: np.ndarray, record: bool, rate: float = 0.0) -> None:
         K, C = model.machines.shape
         S = 1 << max(0, (K - 1).bit_length())
         P = model.place_cols.size
@@ -132,6 +133,8 @@ class State:
             if name != "U":
                 setattr(self, name, np.full(16, fill, dtype=np.int64 if isinstance(fill, int) else float))
         self.ublk = self.ublk.astype(np.int8)
+        self.um = np.zeros((16, ks.N_MEMORY_FIELDS))  # usage memory (:mod:`.memory`)
+        self.rate = float(rate)  # ln 2 / half-life; 0: no memory
         self.sd = np.zeros((64, C), dtype=np.int64)
         self.si = np.full((64, ks.N_SPEC_FIELDS), -1, dtype=np.int64)
         self.sf = np.full((64, 3), np.nan)
@@ -182,15 +185,15 @@ class State:
         self.lt, self.li = _grown(self.lt, int(c[ks.LOG_N]) + 4096), _grown(self.li, int(c[ks.LOG_N]) + 4096)
         self.tt, self.tu = _grown(self.tt, int(c[ks.T_N]) + 4096), _grown(self.tu, int(c[ks.T_N]) + 4096)
 
-    def run_args(self) -> tuple[np.ndarray, ...]:
+    def run_args(self) -> tuple[Any, ...]:
         return (self.free, self.cap, self.tree, self.place, self.over, self.pen, self.sd, self.si, self.sf,
                 self.sreal, self.durs, self.U, self.used, self.work, self.den, self.uw, self.ur, self.uh, self.ut,
-                self.ublk, self.bl, self.blpos, self.hk, self.hr, self.hu, self.hpos, self.et, self.ei, self.lt,
-                self.li, self.tt, self.tu, self.rd, self.fn, self.need, self.chl, self.c)
+                self.ublk, self.bl, self.blpos, self.hk, self.hr, self.hu, self.hpos, self.um, self.rate, self.et,
+                self.ei, self.lt, self.li, self.tt, self.tu, self.rd, self.fn, self.need, self.chl, self.c)
 
-    def admit_args(self) -> tuple[np.ndarray, ...]:
+    def admit_args(self) -> tuple[Any, ...]:
         return (self.si, self.U, self.den, self.uw, self.ur, self.uh, self.ut, self.ublk, self.hk, self.hr, self.hu,
-                self.hpos, self.et, self.ei, self.c)
+                self.hpos, self.um, self.rate, self.et, self.ei, self.c)
 
 
 class FastEngine:
@@ -199,12 +202,12 @@ class FastEngine:
 
     def __init__(self, workload: Workload, model: ShareModel, keys: tuple[int, np.ndarray], *, until: float | None,
                  seed: int, overcommit_penalty: dict[str, float] | None, tie_break: str, check_properties: bool,
-                 record_users: bool, progress: Callable[[int], None] | None) -> None:
+                 record_users: bool, progress: Callable[[int], None] | None, rate: float = 0.0) -> None:
         self.w, self.model, self.until = workload, model, until
         self.rng = np.random.default_rng(seed)
         self.random_ties, self.check, self.progress = random_ties(tie_break), check_properties, progress
         penalty, over = penalties(workload, model, overcommit_penalty)
-        self.st = State(model, len(workload.resources), keys[0], keys[1], penalty, over, record_users)
+        self.st = State(model, len(workload.resources), keys[0], keys[1], penalty, over, record_users, rate)
         self.users: list[str] = []
         self.index: dict[str, int] = {}
         self.specs: list[tuple[JobSpec, int, JobRecord]] = []
@@ -212,6 +215,7 @@ class FastEngine:
         self.durations: dict[tuple[float, ...], int] = {}
         self.violations: list[dict[str, Any]] = []
         self.forms = KernelForms(ROUNDS_PER_CALL)
+        self._scale = np.asarray(workload.scale, dtype=float)
 
     # ------------------------------------------------------------ admission (Python: one call per job spec)
     def _user(self, name: str) -> int:
@@ -238,22 +242,30 @@ class FastEngine:
         return off
 
     def admit(self, spec: JobSpec, t: float, generation: int = 0) -> None:
+        """Queue ``spec`` arriving at ``t``: its rows filled in place (one
+        call per spec of a streamed trace, so no temporary arrays), then
+        the kernel's admission."""
         st = self.st
-        i = self._user(spec.user)
+        i = self.index.get(spec.user)
+        if i is None:
+            i = self._user(spec.user)
         s = len(self.specs)
-        st.room_specs(s + 1)
+        if s >= st.sd.shape[0]:
+            st.room_specs(s + 1)
         st.c[ks.NS] = s + 1
         job = spec.job if not generation else f"{spec.job}@{generation}"
         rec = self.jobs.get(job)
         if rec is None:
             self.jobs[job] = rec = JobRecord(job=job, user=spec.user, arrival=t)
         self.specs.append((spec, generation, rec))
-        st.sd[s] = self.model.extend(spec.demand)
-        st.sreal[s] = self.w.real(spec.demand)
+        demand = spec.demand
+        st.sd[s] = self.model.extend(demand)
+        np.divide(demand, self._scale, out=st.sreal[s])  # Workload.real, written in place
         st.si[s] = (i, spec.tasks, 0, 0, 0, -1, -1, self._durations(spec.durations), len(spec.durations),
-                    ks.FLAG_REPEAT if spec.repeat else 0)
-        st.sf[s] = np.nan
-        st.room_events(int(st.c[ks.EV_N]) + 2)
+                    ks.FLAG_REPEAT if spec.repeat else 0, -1)
+        st.sf[s] = math.nan
+        if st.et.shape[0] < st.c[ks.EV_N] + 2:
+            st.room_events(int(st.c[ks.EV_N]) + 2)
         cancel = math.nan if spec.until is None else max(spec.until, t)
         self.forms.admit(t, s, cancel, *st.admit_args())
 
@@ -361,7 +373,7 @@ class FastEngine:
             weights=st.uw[:n_u].copy(),
             log=(st.lt[:n_log].copy(), li[:, 0].copy(), li[:, 1].copy(), li[:, 2].copy()) if c[ks.RECORD] else None,
             demands=st.sd[: len(self.specs), :m].copy(), job_records=self._records(),
-            violations=tuple(self.violations), work=st.work.copy(),
+            violations=tuple(self.violations), rounds=self.w.rounds, work=st.work.copy(),
             stats={"decisions": int(c[ks.DECISIONS]), "events": int(c[ks.EVENTS]),
                    "tasks_launched": int(c[ks.LAUNCHED]), "seconds": watch.seconds(), "interrupted": interrupted,
                    "late_arrivals": self.w.late[0], "tasks_running": int(c[ks.LAUNCHED] - c[ks.FINISHED]),

@@ -14,8 +14,23 @@ from __future__ import annotations
 import numpy as np
 
 from . import kstore as ks
+from .kblocked import HELPERS as BLOCKED_HELPERS
+from .kblocked import failed, remember_failure, unblock
 from .kstore import HELPERS as STORE_HELPERS
-from .kstore import event_pop, event_push, first_fit, heap_remove, key_after, push_user, set_blocked, tree_fix, unlink
+from .kstore import (
+    event_pop,
+    event_push,
+    first_fit,
+    heap_rekey,
+    heap_remove,
+    key_after,
+    memory_at,
+    memory_sync,
+    push_user,
+    set_blocked,
+    tree_fix,
+    unlink,
+)
 
 # return codes of :func:`run`
 IDLE, GROW, REPEATS, ROUND_DONE, EVENTS_DONE = range(5)
@@ -24,31 +39,31 @@ NEXT, EVENTS_PHASE, ROUND = range(3)
 
 
 # ---------------------------------------------------------------- launches and completions
-def _wins(U: np.ndarray, i: int, d: np.ndarray, n: int, den: np.ndarray, form: int, w: float, rank: float,
-          k2: float, r2: float) -> bool:
-    k = key_after(U, i, d, n, den, form, w)
+def _wins(U: np.ndarray, i: int, d: np.ndarray, n: int, den: np.ndarray, form: int, w: float, off: float,
+          rank: float, k2: float, r2: float) -> bool:
+    k = key_after(U, i, d, n, den, form, w, off)
     return k < k2 or (k == k2 and rank < r2)
 
 
-def tasks_won(U: np.ndarray, i: int, d: np.ndarray, pend: int, den: np.ndarray, form: int, w: float,
+def tasks_won(U: np.ndarray, i: int, d: np.ndarray, pend: int, den: np.ndarray, form: int, w: float, off: float,
               rank: float, k2: float, r2: float) -> int:
     """Tasks user ``i`` (just popped) takes before the entry ``(k2, r2)``
     comes first: its first, and each next while its key after the previous
     ones still comes before ``(k2, r2)``; at most ``pend``. The key does not
     decrease with the task count, so a galloping then binary search finds
     the first task it loses."""
-    if pend <= 1 or not _wins(U, i, d, 1, den, form, w, rank, k2, r2):
+    if pend <= 1 or not _wins(U, i, d, 1, den, form, w, off, rank, k2, r2):
         return 1
     lo, hi, step = 1, pend, 1  # task lo is won; hi is the first lost (or pend, a sentinel)
     while lo + step < pend:
-        if not _wins(U, i, d, lo + step, den, form, w, rank, k2, r2):
+        if not _wins(U, i, d, lo + step, den, form, w, off, rank, k2, r2):
             hi = lo + step
             break
         lo += step
         step *= 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _wins(U, i, d, mid, den, form, w, rank, k2, r2):
+        if _wins(U, i, d, mid, den, form, w, off, rank, k2, r2):
             lo = mid
         else:
             hi = mid
@@ -108,7 +123,8 @@ def _overcommitted(t: float, s: int, k: int, take: int, first: int, d: np.ndarra
 def launch(t: float, i: int, s: int, want: int, need: np.ndarray, free: np.ndarray, cap: np.ndarray,
            tree: np.ndarray, place: np.ndarray, over: np.ndarray, pen: np.ndarray, sd: np.ndarray, si: np.ndarray,
            sf: np.ndarray, sreal: np.ndarray, durs: np.ndarray, U: np.ndarray, used: np.ndarray, work: np.ndarray,
-           et: np.ndarray, ei: np.ndarray, lt: np.ndarray, li: np.ndarray, c: np.ndarray) -> int:
+           den: np.ndarray, um: np.ndarray, lam: float, et: np.ndarray, ei: np.ndarray, lt: np.ndarray,
+           li: np.ndarray, c: np.ndarray) -> int:
     """Place up to ``want`` tasks of spec ``s`` first fit (lowest machine
     first, as many on a machine as fit); return how many were placed."""
     K, S = c[ks.K_N], c[ks.S_N]
@@ -140,22 +156,33 @@ def launch(t: float, i: int, s: int, want: int, need: np.ndarray, free: np.ndarr
         for j in range(d.size):
             U[i, j] += placed * d[j]
             used[j] += placed * d[j]
+        memory_sync(U, den, c[ks.FORM], um, i, lam, t)
         si[s, ks.S_PEND] -= placed
         si[s, ks.S_RUN] += placed
         si[s, ks.S_STARTED] += placed
         c[ks.LAUNCHED] += placed
         if np.isnan(sf[s, ks.F_START]):
             sf[s, ks.F_START] = t
-        log(t, i, placed, s, lt, li, c)
+        log(t, i, placed, s, si, lt, li, c)
     return placed
 
 
-def log(t: float, i: int, k: int, s: int, lt: np.ndarray, li: np.ndarray, c: np.ndarray) -> None:
-    """Append a launch (``k > 0``) or completion to the per-user log when it is recorded."""
+def log(t: float, i: int, k: int, s: int, si: np.ndarray, lt: np.ndarray, li: np.ndarray, c: np.ndarray) -> None:
+    """Record, when records are on, that spec ``s`` of user ``i`` runs
+    ``k`` more tasks from time ``t`` (fewer when ``k < 0``). Changes of one
+    spec at one time are one entry, their net count (``si[s, S_LOG]`` is
+    the spec's last entry): a round's launches and the completions of one
+    time on many machines write a handful of entries, not one per
+    decision or machine."""
     if c[ks.RECORD]:
+        q = si[s, ks.S_LOG]
+        if q >= 0 and lt[q] == t:
+            li[q, 1] += k
+            return
         n = c[ks.LOG_N]
         lt[n] = t
         li[n, 0], li[n, 1], li[n, 2] = i, k, s
+        si[s, ks.S_LOG] = n
         c[ks.LOG_N] = n + 1
 
 
@@ -169,8 +196,8 @@ def _spec_done(t: float, s: int, si: np.ndarray, sf: np.ndarray, rd: np.ndarray,
 def events_at(t: float, free: np.ndarray, tree: np.ndarray, place: np.ndarray, sd: np.ndarray, si: np.ndarray,
               sf: np.ndarray, U: np.ndarray, used: np.ndarray, den: np.ndarray, uw: np.ndarray, ur: np.ndarray,
               uh: np.ndarray, ut: np.ndarray, ublk: np.ndarray, bl: np.ndarray, blpos: np.ndarray, hk: np.ndarray,
-              hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, et: np.ndarray, ei: np.ndarray, lt: np.ndarray,
-              li: np.ndarray, rd: np.ndarray, chl: np.ndarray, c: np.ndarray) -> bool:
+              hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, um: np.ndarray, lam: float, et: np.ndarray,
+              ei: np.ndarray, lt: np.ndarray, li: np.ndarray, rd: np.ndarray, chl: np.ndarray, c: np.ndarray) -> bool:
     """Process the events due at ``t``: completions free their machines'
     space, cancellations (``until``) drop a spec's waiting tasks. False
     when the log is full (nothing half done)."""
@@ -187,12 +214,13 @@ def events_at(t: float, free: np.ndarray, tree: np.ndarray, place: np.ndarray, s
                 free[k, j] += cnt * sd[s, j]
                 U[i, j] -= cnt * sd[s, j]
                 used[j] -= cnt * sd[s, j]
+            memory_sync(U, den, c[ks.FORM], um, i, lam, t)
             tree_fix(tree, free, place, c[ks.S_N], k)
             if chl[c[ks.K_N] + k] == 0:
                 chl[c[ks.K_N] + k] = 1
                 chl[c[ks.CHANGED]] = k
                 c[ks.CHANGED] += 1
-            log(t, i, -cnt, s, lt, li, c)
+            log(t, i, -cnt, s, si, lt, li, c)
             si[s, ks.S_RUN] -= cnt
             si[s, ks.S_DONE] += cnt
             c[ks.FINISHED] += cnt
@@ -208,86 +236,25 @@ def events_at(t: float, free: np.ndarray, tree: np.ndarray, place: np.ndarray, s
             set_blocked(ublk, bl, blpos, c, i, False)
         else:
             continue
-        push_user(U, den, c, uw, ur, uh, ublk, hk, hr, hu, hpos, i)
+        push_user(U, den, c, uw, ur, uh, ublk, hk, hr, hu, hpos, um, lam, t, i)
     return True
-
-
-def unblock(free: np.ndarray, sd: np.ndarray, place: np.ndarray, chl: np.ndarray, U: np.ndarray, den: np.ndarray,
-            uw: np.ndarray, ur: np.ndarray, uh: np.ndarray, ublk: np.ndarray, bl: np.ndarray, blpos: np.ndarray,
-            hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, c: np.ndarray) -> None:
-    """Blocked users whose next task fits on a machine that freed space
-    since the last round (the only machines where it can fit: it fitted
-    nowhere when blocked) get their heap entry back. ``chl[:n]`` lists
-    those machines, ``chl[K + k]`` flags them."""
-    n, K = c[ks.CHANGED], c[ks.K_N]
-    if n == 0:
-        return
-    top = chl[2 * K: 2 * K + place.size]  # scratch: the largest free amount per column on those machines
-    top[:] = 0
-    for q in range(n):
-        for j in range(place.size):
-            v = free[chl[q], place[j]]
-            top[j] = max(top[j], v)
-    b = 0
-    while b < c[ks.BL_N]:
-        i = bl[b]
-        s = uh[i]
-        fit = True
-        for j in range(place.size):
-            if sd[s, place[j]] > top[j]:
-                fit = False
-        if fit:
-            fit = False
-            for q in range(n):
-                ok = True
-                for j in range(place.size):
-                    if sd[s, place[j]] > free[chl[q], place[j]]:
-                        ok = False
-                        break
-                if ok:
-                    fit = True
-                    break
-        if fit:
-            set_blocked(ublk, bl, blpos, c, i, False)  # the last blocked user moves to b
-            push_user(U, den, c, uw, ur, uh, ublk, hk, hr, hu, hpos, i)
-        else:
-            b += 1
-    for q in range(n):
-        chl[K + chl[q]] = 0
-    c[ks.CHANGED] = 0
-
-
-def _failed(fn: np.ndarray, need: np.ndarray, c: np.ndarray) -> bool:
-    for f in range(c[ks.FAIL_N]):
-        ok = True
-        for j in range(need.size):
-            if need[j] < fn[f, j]:
-                ok = False
-                break
-        if ok:
-            return True
-    return False
-
-
-def _remember_failure(fn: np.ndarray, need: np.ndarray, c: np.ndarray) -> None:
-    if c[ks.FAIL_N] < fn.shape[0]:
-        for j in range(need.size):
-            fn[c[ks.FAIL_N], j] = need[j]
-        c[ks.FAIL_N] += 1
 
 
 def round_(t: float, free: np.ndarray, cap: np.ndarray, tree: np.ndarray, place: np.ndarray, over: np.ndarray,
            pen: np.ndarray, sd: np.ndarray, si: np.ndarray, sf: np.ndarray, sreal: np.ndarray, durs: np.ndarray,
            U: np.ndarray, used: np.ndarray, work: np.ndarray, den: np.ndarray, uw: np.ndarray, ur: np.ndarray,
            uh: np.ndarray, ut: np.ndarray, ublk: np.ndarray, bl: np.ndarray, blpos: np.ndarray, hk: np.ndarray,
-           hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, et: np.ndarray, ei: np.ndarray, lt: np.ndarray,
-           li: np.ndarray, fn: np.ndarray, need: np.ndarray, chl: np.ndarray, c: np.ndarray) -> bool:
+           hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, um: np.ndarray, lam: float, et: np.ndarray,
+           ei: np.ndarray, lt: np.ndarray, li: np.ndarray, fn: np.ndarray, need: np.ndarray, chl: np.ndarray,
+           c: np.ndarray) -> bool:
     """A scheduling round (Algorithm 1 of the paper, run when resources
     free up): the user with the smallest key launches tasks of its oldest
     spec, every task it wins before the next user's key at once, first
     fit; a user whose next task fits nowhere is blocked. False when the
     event heap or the log needs room first (the round resumes)."""
-    unblock(free, sd, place, chl, U, den, uw, ur, uh, ublk, bl, blpos, hk, hr, hu, hpos, c)
+    unblock(t, free, sd, place, chl, U, den, uw, ur, uh, ublk, bl, blpos, hk, hr, hu, hpos, um, lam, c)
+    if lam > 0.0:  # memory moved every waiting user's key since the last round
+        heap_rekey(U, den, c, uw, hk, hr, hu, hpos, um, lam, t)
     c[ks.FAIL_N] = 0
     room = c[ks.K_N] * c[ks.LMAX] + 2
     while c[ks.HP_N] > 0:
@@ -302,19 +269,20 @@ def round_(t: float, free: np.ndarray, cap: np.ndarray, tree: np.ndarray, place:
             need[j] = sd[s, place[j]]
         pend = si[s, ks.S_PEND]
         want = placed = 0
-        if not _failed(fn, need, c):
-            want = pend if c[ks.HP_N] == 0 else tasks_won(U, i, sd[s], pend, den, c[ks.FORM], uw[i], rank, hk[0], hr[0])
+        if not failed(fn, need, c):
+            want = pend if c[ks.HP_N] == 0 else tasks_won(U, i, sd[s], pend, den, c[ks.FORM], uw[i],
+                                                          memory_at(um, i, lam, t), rank, hk[0], hr[0])
             if over.size:  # an event per task at most (:func:`_overcommitted`); the rest is won again next
                 want = min(want, et.size - c[ks.EV_N] - 2)
             placed = launch(t, i, s, want, need, free, cap, tree, place, over, pen, sd, si, sf, sreal, durs, U, used,
-                            work, et, ei, lt, li, c)
+                            work, den, um, lam, et, ei, lt, li, c)
         if si[s, ks.S_PEND] == 0:
             unlink(si, uh, ut, s)
         if placed < want or placed == 0:  # its next task fits nowhere: blocked until a machine frees space
-            _remember_failure(fn, need, c)
+            remember_failure(fn, need, c)
             set_blocked(ublk, bl, blpos, c, i, True)
         else:
-            push_user(U, den, c, uw, ur, uh, ublk, hk, hr, hu, hpos, i)
+            push_user(U, den, c, uw, ur, uh, ublk, hk, hr, hu, hpos, um, lam, t, i)
     return True
 
 
@@ -323,9 +291,9 @@ def run(ft: np.ndarray, t_stop: float, until: float, stop_after_events: bool, re
         sd: np.ndarray, si: np.ndarray, sf: np.ndarray, sreal: np.ndarray, durs: np.ndarray, U: np.ndarray,
         used: np.ndarray, work: np.ndarray, den: np.ndarray, uw: np.ndarray, ur: np.ndarray, uh: np.ndarray,
         ut: np.ndarray, ublk: np.ndarray, bl: np.ndarray, blpos: np.ndarray, hk: np.ndarray, hr: np.ndarray,
-        hu: np.ndarray, hpos: np.ndarray, et: np.ndarray, ei: np.ndarray, lt: np.ndarray, li: np.ndarray,
-        tt: np.ndarray, tu: np.ndarray, rd: np.ndarray, fn: np.ndarray, need: np.ndarray, chl: np.ndarray,
-        c: np.ndarray) -> int:
+        hu: np.ndarray, hpos: np.ndarray, um: np.ndarray, lam: float, et: np.ndarray, ei: np.ndarray,
+        lt: np.ndarray, li: np.ndarray, tt: np.ndarray, tu: np.ndarray, rd: np.ndarray, fn: np.ndarray,
+        need: np.ndarray, chl: np.ndarray, c: np.ndarray) -> int:
     """Advance through event times before ``t_stop`` (and not after
     ``until``): at each, the due events, then a round, then the time and
     the use of every resource are logged. The current time is ``ft[0]``
@@ -346,7 +314,7 @@ def run(ft: np.ndarray, t_stop: float, until: float, stop_after_events: bool, re
         t = ft[0]
         if c[ks.PHASE] == EVENTS_PHASE:
             if not events_at(t, free, tree, place, sd, si, sf, U, used, den, uw, ur, uh, ut, ublk, bl, blpos, hk, hr,
-                             hu, hpos, et, ei, lt, li, rd, chl, c):
+                             hu, hpos, um, lam, et, ei, lt, li, rd, chl, c):
                 return GROW
             if c[ks.RD_N] > 0:
                 return REPEATS
@@ -356,7 +324,7 @@ def run(ft: np.ndarray, t_stop: float, until: float, stop_after_events: bool, re
         if c[ks.T_N] >= tt.size:
             return GROW
         if not round_(t, free, cap, tree, place, over, pen, sd, si, sf, sreal, durs, U, used, work, den, uw, ur, uh,
-                      ut, ublk, bl, blpos, hk, hr, hu, hpos, et, ei, lt, li, fn, need, chl, c):
+                      ut, ublk, bl, blpos, hk, hr, hu, hpos, um, lam, et, ei, lt, li, fn, need, chl, c):
             return GROW
         n = c[ks.T_N]
         tt[n] = t
@@ -372,7 +340,8 @@ def run(ft: np.ndarray, t_stop: float, until: float, stop_after_events: bool, re
 
 def admit(t: float, s: int, cancel_at: float, si: np.ndarray, U: np.ndarray, den: np.ndarray, uw: np.ndarray,
           ur: np.ndarray, uh: np.ndarray, ut: np.ndarray, ublk: np.ndarray, hk: np.ndarray, hr: np.ndarray,
-          hu: np.ndarray, hpos: np.ndarray, et: np.ndarray, ei: np.ndarray, c: np.ndarray) -> None:
+          hu: np.ndarray, hpos: np.ndarray, um: np.ndarray, lam: float, et: np.ndarray, ei: np.ndarray,
+          c: np.ndarray) -> None:
     """Queue spec ``s`` (its row filled) behind its user's; a cancel event
     at ``cancel_at`` unless it is NaN (the caller made room)."""
     i = si[s, ks.S_USER]
@@ -386,9 +355,9 @@ def admit(t: float, s: int, cancel_at: float, si: np.ndarray, U: np.ndarray, den
     if not np.isnan(cancel_at):
         event_push(et, ei, c, cancel_at, ks.CANCEL, s, 0, 0)
     if was_idle and ublk[i] == 0:
-        push_user(U, den, c, uw, ur, uh, ublk, hk, hr, hu, hpos, i)
+        push_user(U, den, c, uw, ur, uh, ublk, hk, hr, hu, hpos, um, lam, t, i)
 
 
 #: Callees first, for :func:`models.compiled.compiled`.
-HELPERS = (*STORE_HELPERS, _wins, tasks_won, _slowdown, log, _place_events, _overcommitted, launch, _spec_done,
-           events_at, unblock, _failed, _remember_failure, round_)
+HELPERS = (*STORE_HELPERS, *BLOCKED_HELPERS, _wins, tasks_won, _slowdown, log, _place_events, _overcommitted,
+           launch, _spec_done, events_at, round_)

@@ -8,6 +8,8 @@ Plain functions on numpy arrays and scalars, compiled with the kernel
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # counters (c)
@@ -15,18 +17,22 @@ EV_N, SEQ, HP_N, CHANGED, LOG_N, T_N, RD_N, LAUNCHED, FINISHED, DECISIONS, EVENT
     FORM, ROUNDS, RECORD, K_N, S_N, PHASE, LMAX = range(22)
 N_COUNTERS = 22
 # per-spec integer fields (si)
-S_USER, S_PEND, S_RUN, S_DONE, S_STARTED, S_NEXT, S_PREV, S_DUR, S_DURN, S_FLAGS = range(10)
-N_SPEC_FIELDS = 10
+S_USER, S_PEND, S_RUN, S_DONE, S_STARTED, S_NEXT, S_PREV, S_DUR, S_DURN, S_FLAGS, S_LOG = range(11)
+N_SPEC_FIELDS = 11
 # per-spec times (sf)
 F_START, F_LAST, F_DONE = range(3)
 FLAG_REPEAT, FLAG_TRUNC = 1, 2
 COMPLETE, CANCEL = 0, 1
+# per-user usage memory (um): the share held since a time, that time, the memory then (:func:`memory_at`)
+M_SHARE, M_SINCE, M_MEM = range(3)
+N_MEMORY_FIELDS = 3
 
 
 # ---------------------------------------------------------------- keys
-def key_of(U: np.ndarray, i: int, den: np.ndarray, form: int, w: float) -> float:
+def key_of(U: np.ndarray, i: int, den: np.ndarray, form: int, w: float, off: float) -> float:
     """Share of user ``i`` (``max`` or ``sum`` over the columns of
-    ``U[i, j] / den[j]``, ``den[j] > 0``) over its weight."""
+    ``U[i, j] / den[j]``, ``den[j] > 0``) plus ``off`` (its usage memory,
+    0 without), over its weight."""
     k = 0.0
     for j in range(U.shape[1]):
         if den[j] > 0:
@@ -35,11 +41,13 @@ def key_of(U: np.ndarray, i: int, den: np.ndarray, form: int, w: float) -> float
                 k = max(k, v)
             else:
                 k += v
-    return k / w
+    return (k + off) / w
 
 
-def key_after(U: np.ndarray, i: int, d: np.ndarray, n: int, den: np.ndarray, form: int, w: float) -> float:
-    """:func:`key_of` user ``i`` after ``n`` more tasks of demand ``d``."""
+def key_after(U: np.ndarray, i: int, d: np.ndarray, n: int, den: np.ndarray, form: int, w: float,
+              off: float) -> float:
+    """:func:`key_of` user ``i`` after ``n`` more tasks of demand ``d``
+    (launching changes the memory of no instant: ``off`` stays)."""
     k = 0.0
     for j in range(U.shape[1]):
         if den[j] > 0:
@@ -48,7 +56,30 @@ def key_after(U: np.ndarray, i: int, d: np.ndarray, n: int, den: np.ndarray, for
                 k = max(k, v)
             else:
                 k += v
-    return k / w
+    return (k + off) / w
+
+
+# ---------------------------------------------------------------- usage memory (:mod:`.memory`)
+def memory_at(um: np.ndarray, i: int, lam: float, t: float) -> float:
+    """User ``i``'s usage memory at time ``t``: the exponential average,
+    at rate ``lam`` (ln 2 / half-life), of its share over the past, with
+    the share ``um[i, M_SHARE]`` held since ``um[i, M_SINCE]``; 0 when
+    ``lam`` is 0 (no memory)."""
+    if lam <= 0.0:
+        return 0.0
+    s = um[i, M_SHARE]
+    return s + math.exp(-lam * (t - um[i, M_SINCE])) * (um[i, M_MEM] - s)
+
+
+def memory_sync(U: np.ndarray, den: np.ndarray, form: int, um: np.ndarray, i: int, lam: float, t: float) -> None:
+    """After user ``i``'s use changed at time ``t``: fold the share it held
+    until now into its memory and hold the new one from ``t``."""
+    if lam <= 0.0:
+        return
+    if um[i, M_SINCE] != t:
+        um[i, M_MEM] = memory_at(um, i, lam, t)
+        um[i, M_SINCE] = t
+    um[i, M_SHARE] = key_of(U, i, den, form, 1.0, 0.0)
 
 
 # ---------------------------------------------------------------- user heap (indexed: one entry per user)
@@ -71,6 +102,10 @@ def _hsift(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, p: 
             break
         _hswap(hk, hr, hu, hpos, p, q)
         p = q
+    _hdown(hk, hr, hu, hpos, p, n)
+
+
+def _hdown(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, p: int, n: int) -> None:
     while True:
         a = 2 * p + 1
         if a >= n:
@@ -95,6 +130,19 @@ def heap_set(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, c
     hk[p] = key
     hr[p] = rank
     _hsift(hk, hr, hu, hpos, p, c[HP_N])
+
+
+def heap_rekey(U: np.ndarray, den: np.ndarray, c: np.ndarray, uw: np.ndarray, hk: np.ndarray, hr: np.ndarray,
+               hu: np.ndarray, hpos: np.ndarray, um: np.ndarray, lam: float, t: float) -> None:
+    """Every entry's key at time ``t`` (usage memory moves with time), then
+    the heap rebuilt. Entries are distinct ``(key, rank)`` pairs, so the
+    order they come out in does not depend on the heap's layout."""
+    n = c[HP_N]
+    for p in range(n):
+        i = hu[p]
+        hk[p] = key_of(U, i, den, c[FORM], uw[i], memory_at(um, i, lam, t))
+    for p in range(n // 2 - 1, -1, -1):
+        _hdown(hk, hr, hu, hpos, p, n)
 
 
 def heap_remove(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, c: np.ndarray, i: int) -> None:
@@ -219,10 +267,11 @@ def first_fit(tree: np.ndarray, S: int, K: int, need: np.ndarray, start: int) ->
 
 # ---------------------------------------------------------------- queues
 def push_user(U: np.ndarray, den: np.ndarray, c: np.ndarray, uw: np.ndarray, ur: np.ndarray, uh: np.ndarray,
-              ublk: np.ndarray, hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, i: int) -> None:
-    """Give user ``i`` its current key, or no entry when it waits for nothing or is blocked."""
+              ublk: np.ndarray, hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray, um: np.ndarray,
+              lam: float, t: float, i: int) -> None:
+    """Give user ``i`` its key at time ``t``, or no entry when it waits for nothing or is blocked."""
     if uh[i] >= 0 and ublk[i] == 0:
-        heap_set(hk, hr, hu, hpos, c, i, key_of(U, i, den, c[FORM], uw[i]), ur[i])
+        heap_set(hk, hr, hu, hpos, c, i, key_of(U, i, den, c[FORM], uw[i], memory_at(um, i, lam, t)), ur[i])
     else:
         heap_remove(hk, hr, hu, hpos, c, i)
 
@@ -259,5 +308,6 @@ def set_blocked(ublk: np.ndarray, bl: np.ndarray, blpos: np.ndarray, c: np.ndarr
 
 
 #: Callees first.
-HELPERS = (key_of, key_after, _hless, _hswap, _hsift, heap_set, heap_remove, _ebefore, event_push, event_pop,
+HELPERS = (key_of, key_after, memory_at, memory_sync, _hless, _hswap, _hdown, _hsift, heap_set, heap_rekey,
+           heap_remove, _ebefore, event_push, event_pop,
            tree_fix, _tfits, first_fit, push_user, unlink, set_blocked)

@@ -18,7 +18,8 @@ from models.display import HTML_MAX_ROWS, html_table, require_pandas, short_repr
 #: The longest repr of a simulation result (characters).
 REPR_MAX_CHARS: int = 400
 #: Columns of :meth:`SimulationResult.to_pandas` (one row per time x user x resource).
-TIDY_COLUMNS: tuple[str, ...] = ("policy", "time", "user", "resource", "share", "dominant_share", "utilization")
+TIDY_COLUMNS: tuple[str, ...] = ("policy", "time", "user", "resource", "share", "dominant_share", "utilization",
+                                 "cumulative_share", "entitlement")
 
 
 @dataclass(eq=False)
@@ -61,7 +62,10 @@ class SimulationResult:
     resource) holds from ``times[k]`` to ``times[k + 1]`` (to ``end`` for
     the last row). Per-user use is rebuilt from the log of launches and
     completions (``log``: times, user index, signed task count, demand row
-    in ``demands``), recorded unless ``record_users=False``.
+    in ``demands``), recorded unless ``record_users=False``. The kernel
+    engine writes one entry per job spec and time, the net count of its
+    launches and completions then (the reference engine one per decision
+    and completion event): the use at any time is the same.
     """
 
     policy: str
@@ -81,6 +85,7 @@ class SimulationResult:
     violations: tuple[dict[str, Any], ...]
     work: np.ndarray
     stats: dict[str, Any]
+    rounds: tuple[int, float] | None = None
 
     # ------------------------------------------------------------ at a time
     def user_log(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -137,6 +142,31 @@ class SimulationResult:
         units times seconds (equals the work done when every task finished)."""
         dt = np.diff(np.append(np.clip(self.times, self.start, self.end), self.end))
         return (dt @ self.used.astype(float)) / self.scale
+
+    def cumulative_fairness(self) -> Any:
+        """Each user's cumulative dominant share against its entitlement,
+        and their disparity (:class:`.fairness.CumulativeFairness`); see
+        :meth:`user_log` for the error when per-user use was not recorded."""
+        from .fairness import cumulative_fairness
+
+        return cumulative_fairness(self)
+
+    def tasks_per_round(self) -> dict[str, list[int]]:
+        """``[user]``: the tasks it ran in each round of a workload of
+        repeated rounds (:mod:`.rounds`).
+
+        Raises
+        ------
+        ValueError
+            When the workload was not one of rounds.
+        """
+        if self.rounds is None:
+            raise ValueError("not a workload of repeated rounds (a [rounds] file)")
+        count, length = self.rounds
+        out = {u: [0] * count for u in self.users}
+        for rec in self.job_records:
+            out[rec.user][int(round(rec.arrival / length))] += rec.tasks
+        return out
 
     @property
     def jobs(self) -> list[JobRecord]:
@@ -201,32 +231,51 @@ class SimulationResult:
         done, resp = self.jobs_completed, self.mean_response_time
         users = self.users[:HTML_MAX_ROWS]
         rows = [[u, done[u], resp[u]] for u in users]
+        head = ["user", "jobs completed", "mean response time (s)"]
         caption = (f"{self.policy} on {self.workload or 'the workload'}: {len(self.job_records)} jobs, "
                    f"{self.start:g} to {self.end:g} s; mean utilisation "
                    + ", ".join(f"{r} {v:.3g}" for r, v in self.utilization_mean.items()))
-        return html_table(["user", "jobs completed", "mean response time (s)"], rows, caption, total=len(self.users))
+        if self.log is not None:
+            fair = self.cumulative_fairness()
+            head.append("cumulative share / entitlement")
+            rows = [[*row, ratio] for row, ratio in zip(rows, fair.ratio.tolist(), strict=False)]
+            caption += f"; disparity (max / min) {fair.disparity:.4g}"
+        return html_table(head, rows, caption, total=len(self.users))
 
     def tidy(self) -> dict[str, np.ndarray]:
         """The columns of :meth:`to_pandas` as arrays: one row per time x
         user x resource, at every event time of the run (the shares are
         step functions: a row's values hold until the next time); see
         :meth:`user_log` for the error when per-user use was not recorded."""
+        from .fairness import entitlement_at, present_from
+
         self.user_log()
         tl = self.timeline()
         shares, util = tl["shares"], tl["utilization"]
         t_n, n, m = shares.shape
-        dom = np.broadcast_to(shares.max(axis=2, initial=0.0)[:, :, None], shares.shape)
-        columns = (np.full(shares.size, self.policy, dtype=object), np.repeat(self.times.astype(float), n * m),
+        dom_tn = shares.max(axis=2, initial=0.0)
+        dom = np.broadcast_to(dom_tn[:, :, None], shares.shape)
+        t = self.times.astype(float)
+        held = np.cumsum(np.vstack([np.zeros((1, n)), dom_tn[:-1] * np.diff(t)[:, None]]), axis=0) if t_n else dom_tn
+        owed = entitlement_at(t, present_from(self), np.asarray(self.weights, dtype=float))
+
+        def per_row(a: np.ndarray) -> np.ndarray:
+            return np.broadcast_to(a[:, :, None], shares.shape).reshape(-1)
+
+        columns = (np.full(shares.size, self.policy, dtype=object), np.repeat(t, n * m),
                    np.tile(np.repeat(np.array(self.users, dtype=object), m), t_n),
                    np.tile(np.array(self.resources, dtype=object), t_n * n), shares.reshape(-1),
-                   dom.reshape(-1), np.broadcast_to(util[:, None, :], shares.shape).reshape(-1))
+                   dom.reshape(-1), np.broadcast_to(util[:, None, :], shares.shape).reshape(-1), per_row(held),
+                   per_row(owed))
         return dict(zip(TIDY_COLUMNS, columns, strict=True))
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per time x user x resource
         with the user's share of the resource, its dominant share and the
         resource's utilisation from that time on (Ghodsi et al., NSDI 2011,
-        Figures 8 and 13 are plots of these columns)."""
+        Figures 8 and 13 are plots of these columns), and the user's
+        cumulative dominant share and entitlement up to that time
+        (share-seconds, :mod:`.fairness`)."""
         return require_pandas("SimulationResult.to_pandas()").DataFrame(self.tidy())
 
     def plot(self, ax: Any = None) -> Any:
@@ -241,10 +290,12 @@ class SimulationResult:
         return simulation_figure([self])
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (no per-event arrays)."""
+        """JSON-ready summary (no per-event arrays); ``cumulative_fairness``
+        is ``None`` when per-user use was not recorded."""
+        fair = self.cumulative_fairness().to_dict() if self.log is not None else None
         return {"policy": self.policy, "workload": self.workload, "resources": list(self.resources),
                 "capacity": dict(zip(self.resources, map(float, self.capacity / self.scale), strict=True)),
                 "start": self.start, "end": self.end, "utilization_mean": self.utilization_mean,
                 "jobs_completed": self.jobs_completed, "mean_response_time": self.mean_response_time,
                 "jobs": [r.to_dict() for r in self.job_records], "violations": list(self.violations),
-                "stats": dict(self.stats)}
+                "cumulative_fairness": fair, "stats": dict(self.stats)}

@@ -103,6 +103,9 @@ class Workload:
         Filled by trace readers: ``[count]`` of rows that arrived after a
         later row was already emitted (their arrival is raised, see
         :mod:`.traces`).
+    rounds : tuple or None
+        ``(count, seconds per round)`` for a workload of repeated rounds
+        (:mod:`.rounds`).
     """
 
     name: str
@@ -115,6 +118,7 @@ class Workload:
     total_tasks: int | None = None
     repeats: bool = False
     late: list[int] = field(default_factory=lambda: [0])
+    rounds: tuple[int, float] | None = None
 
     @property
     def capacity(self) -> np.ndarray:
@@ -215,6 +219,10 @@ def workload_from_dict(data: Mapping[str, Any], name: str = "") -> Workload:
     """
     if not isinstance(data, Mapping):
         raise InstanceError("workload: must be a table")
+    if "rounds" in data:
+        from .rounds import rounds_workload
+
+        return rounds_workload(data, name)
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise InstanceError(f"{min(unknown)}: unknown key (known: {', '.join(sorted(_TOP_KEYS))})")

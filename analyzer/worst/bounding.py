@@ -40,6 +40,9 @@ from .result import Bound
 EXPAND = (1e-2, 1e-1, 1.0, 10.0)
 #: Most SMT queries of one bound, and of them the snapping ones (step 2).
 MAX_QUERIES = 24
+#: Seconds the second solver (cvc5) gets at least to re-check the bound
+#: z3 proved, even when the bisection spent the whole timeout.
+MIN_CONFIRM_SECONDS = 30.0
 SNAPS = 2
 
 
@@ -111,7 +114,7 @@ def prove_bound(policy: Policy, metric: Metric, n: int, m: int, domain: str, att
     or out of time); otherwise the bound and, when the prover built an
     instance worse than the search's, that instance and its exact measure.
     """
-    from proofs.bounds import BOUNDS, supported
+    from proofs.bounds import BOUNDS, PROVED, confirm, supported
 
     why = supported(policy.label, metric.name)
     if why is not None:
@@ -133,10 +136,14 @@ def prove_bound(policy: Policy, metric: Metric, n: int, m: int, domain: str, att
             break
     if st.proved is None:
         return f"z3 proved no bound in {len(st.steps)} queries ({last or 'every value queried is beaten'})"
+    second = confirm(policy.label, metric.name, n, m, domain, st.proved, max(timeout - (time.monotonic() - t0),
+                                                                            MIN_CONFIRM_SECONDS))
+    if second.status != PROVED:
+        return f"z3 proved {st.proved} but the second solver did not confirm it: {second.reason}"
     if st.found is not None and abs(float(st.attained) - float(attained)) <= \
             metric.shrink_rtol * max(abs(float(attained)), 1.0):
         st.attained, st.found = attained, None  # the prover's instance is no worse than the search's, to the tolerance
-    return Bound(st.proved, st.attained, st.steps, time.monotonic() - t0, st.done()), st.found
+    return Bound(st.proved, st.attained, st.steps, time.monotonic() - t0, st.done(), solvers=second.solvers), st.found
 
 
 def _query(st: _State, policy: Policy, metric: Metric, n: int, m: int, domain: str, v: Fraction, left: float

@@ -37,6 +37,9 @@ class Bound:
     complete : bool
         False when the bisection stopped (timeout, unknown) before the two
         met within :data:`~models.tolerances.BOUND_BISECTION_TOL`.
+    solvers : tuple of str
+        The solvers that both answered ``unsat`` on every case of the
+        bound's query (z3, then cvc5 on the same SMT-LIB2 text).
     """
 
     value: Any
@@ -46,11 +49,13 @@ class Bound:
     complete: bool = True
     instance: Instance | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    solvers: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": str(self.value), "value_float": float(self.value), "attained": str(self.attained),
                 "steps": [list(s) for s in self.steps], "seconds": self.seconds, "complete": self.complete,
-                "instance": None if self.instance is None else self.instance.to_dict(), "detail": self.detail}
+                "instance": None if self.instance is None else self.instance.to_dict(), "detail": self.detail,
+                "solvers": list(self.solvers)}
 
 
 @dataclass

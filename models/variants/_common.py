@@ -82,6 +82,10 @@ class VariantPolicy(Policy):
 
     form: ClassVar[type[VariantShare]]
     discrete_only = True
+    #: Why the simulator gives this variant no usage half-life (the part of
+    #: the scheduler that is modelled orders users by what they hold now),
+    #: said when a half-life key is given (:mod:`analyzer.simulation.memory`).
+    memory_note: ClassVar[str] = "the modelled ordering has no usage memory"
 
     def discrete_form(self) -> VariantShare:
         """The discrete policy run by :func:`models.discrete.fill`."""

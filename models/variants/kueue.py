@@ -145,6 +145,9 @@ class Kueue(VariantPolicy):
     source = ("kubernetes-sigs/kueue v0.7 pkg/cache/clusterqueue.go (dominantResourceShare) and "
               "pkg/scheduler/scheduler.go (entryOrdering); Ghodsi et al., NSDI 2011, Section 4")
     form = KueueShare
+    memory_note = ("Kueue's usage half-life, admissionFairSharing.usageHalfLifeTime (KEP-4136), orders the "
+                   "LocalQueues inside one ClusterQueue; cohort fair sharing between ClusterQueues, modelled "
+                   "here, orders by current borrowing only")
 
 
 __all__ = ["Kueue", "KueueShare", "dominant_resource_share", "go_div"]

@@ -277,6 +277,7 @@ class Mesos(VariantPolicy):
               "hierarchical allocator; Ghodsi et al., NSDI 2011, Section 4")
     parameters: ClassVar[dict[str, Any]] = {"offers": True, "seed": 0}
     form = MesosShare
+    memory_note = "the DRF sorter reads current allocations only (no decay)"
 
 
 __all__ = ["Mesos", "MesosShare", "client_paths", "drf_share", "sort_clients"]

@@ -259,6 +259,9 @@ class Volcano(VariantPolicy):
     source = ("volcano-sh/volcano pkg/scheduler/plugins/drf/drf.go (v1.12); Bhattacharya et al., SoCC 2013; "
               "Ghodsi et al., NSDI 2011")
     form = VolcanoShare
+    memory_note = ("the drf plugin modelled here orders queues and jobs by what they hold now; Volcano's "
+                   "decayed usage (the fairshare plugin proposed after volcano#4165) is another plugin, "
+                   "not modelled")
 
 
 __all__ = ["QueueKey", "Volcano", "VolcanoShare", "dominant", "saturated_job", "share_of"]

@@ -228,6 +228,7 @@ class Yarn(VariantPolicy):
     source = ("Apache Hadoop 3.4 FairScheduler DominantResourceFairnessPolicy (after YARN-11482); "
               "Ghodsi et al., NSDI 2011, Section 4")
     form = YarnShare
+    memory_note = "the fair scheduler's DRF comparators read current usage only (no decay)"
 
 
 __all__ = ["Ratios", "Yarn", "YarnKey", "YarnShare", "compare", "compare_ratios", "hadoop_order", "signum",

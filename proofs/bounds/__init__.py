@@ -4,7 +4,11 @@ resources has metric worse than v", one z3 query per dominant-resource case
 being worse than ``v``). UNSAT in every case proves the bound; a
 satisfiable case yields an instance worse than ``v`` (and, for a metric
 defined by a deviation, the deviation: a lie), which the caller re-verifies
-exactly. One module per metric; z3 is imported only here.
+exactly. One module per metric; z3 is imported only here. A bound z3
+proves is then re-checked by cvc5 on the same SMT-LIB2 text, case by case
+(:func:`confirm`): a bound counts as proved only when both solvers answer
+``unsat`` on every case, as a proof of a property does
+(:mod:`proofs.prover.solving`).
 
 A metric of the allocation alone (efficiency, envy, sharing incentive,
 utilization) is a formula over the policy's allocation ``x``; a metric of a
@@ -76,6 +80,7 @@ class Answer:
     cases: int = 0
     notes: list[str] = field(default_factory=list)
     witness: dict[str, Any] = field(default_factory=dict)
+    solvers: tuple[str, ...] = ()
 
 
 #: Bound encodings by metric name (one module per metric in this package).
@@ -125,7 +130,32 @@ def worse_than(policy: str, metric: str, n: int, m: int, domain: str, v: Fractio
             return Answer(WORSE, time.perf_counter() - t0, got.pop("demands"), cases=len(cases), witness=got)
         if answer != z3.unsat:
             return Answer(UNKNOWN, time.perf_counter() - t0, reason=solver.reason_unknown(), cases=len(cases))
-    return Answer(PROVED, time.perf_counter() - t0, cases=len(cases))
+    return Answer(PROVED, time.perf_counter() - t0, cases=len(cases), solvers=(f"z3 {z3.get_version_string()}",))
+
+
+def confirm(policy: str, metric: str, n: int, m: int, domain: str, v: Fraction, timeout: float) -> Answer:
+    """cvc5 on every case of the query "worse than ``v``" that z3 proved
+    (:func:`worse_than`), each as its SMT-LIB2 script: ``PROVED`` with both
+    solvers named when cvc5 answers ``unsat`` on every case, else
+    ``UNKNOWN`` with what cvc5 said (a model: the solvers disagree)."""
+    from proofs.prover.cvc5_check import cvc5_version, recheck
+    from proofs.prover.smtlib import script, z3_version
+
+    bound = BOUNDS.get(metric)
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    cases = _cases(policy, bound, n, m, domain)
+    for k, case in enumerate(cases):
+        constraints, _ = _query(policy, bound, n, m, domain, case, v)
+        text = script(constraints, {"fairalloc worst": f"case {k + 1} of the bound: no {n} x {m} instance ({domain}) "
+                                                       f"has {metric} worse than {v} under {policy}",
+                                    "meaning": "unsat proves the bound on this case"})
+        second = recheck(text, deadline - time.monotonic())
+        if second.answer != "unsat":
+            why = ("the solvers disagree: z3 says unsat, cvc5 finds a model" if second.answer == "sat"
+                   else f"cvc5 did not confirm z3's unsat ({second.reason})")
+            return Answer(UNKNOWN, time.perf_counter() - t0, reason=f"case {k + 1}: {why}", cases=len(cases))
+    return Answer(PROVED, time.perf_counter() - t0, cases=len(cases), solvers=(z3_version(), cvc5_version()))
 
 
 def _cases(policy: str, bound: BoundEncoding, n: int, m: int, domain: str) -> list[Any]:

@@ -4,21 +4,25 @@ side by side (Ghodsi et al., NSDI 2011, Section 7)."""
 from __future__ import annotations
 
 import argparse
+import warnings
 from typing import Any
 
 from ...formats import Document, render
 from ...render import Table
-from ..common import UsageError, add_format_option, write_out
+from ..common import UsageError, add_format_option, add_warning, write_out
 
 #: Violations listed in full (the rest are counted).
 MAX_VIOLATIONS_SHOWN = 10
+#: Rounds shown one column each in the text tables of a rounds workload (more: totals only).
+MAX_ROUNDS_SHOWN = 24
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("simulate", help="simulate a running cluster (jobs arrive, tasks finish) under policies")
     p.add_argument("file", help="workload (.toml or .json), or a trace with --trace")
     p.add_argument("--policy", default="drf",
-                   help="comma-separated policies (default: drf), e.g. drf,slots:slots=4,single-resource:resource=cpu")
+                   help="comma-separated policies (default: drf), e.g. drf,slots:slots=4,single-resource:resource=cpu; "
+                        "drf:half_life=600 remembers past use (half-life in seconds)")
     p.add_argument("--until", type=float, default=None, help="stop at this time in seconds")
     p.add_argument("--trace", default=None, metavar="FORMAT", help="FILE is a trace: alibaba-2017, alibaba-2018 or csv")
     p.add_argument("--machines", default=None, metavar="SPEC",
@@ -81,7 +85,7 @@ def _workload(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...simulation import simulate
+    from ...simulation import MemorylessWarning, simulate
     from ._progress import progress_bar
 
     if args.plot is not None:
@@ -97,8 +101,12 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for pol in policies:
         w = _workload(args)
-        with progress_bar(w.total_tasks or 0, "task", args.quiet, desc=pol) as bar:
+        with progress_bar(w.total_tasks or 0, "task", args.quiet, desc=pol) as bar, \
+                warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", MemorylessWarning)
             r = simulate(w, pol, until=args.until, seed=args.seed, progress=bar.update, **options)
+        for item in caught:
+            add_warning(str(item.message))
         results.append(r)
         if r.stats["interrupted"]:
             break
@@ -124,6 +132,10 @@ def simulation_tables(results: list[Any]) -> tuple[list[Table], list[str]]:
     if len(users) <= 50:
         tables.append(Table("Jobs completed / mean response time (s) per user", ["user", *labels],
                             [[u, *(_jobs_cell(r, u) for r in results)] for u in users]))
+    if len(users) <= 50 and results[0].rounds is not None:
+        tables += [_rounds_table(r) for r in results]
+    if len(users) <= 50 and all(r.log is not None for r in results):
+        tables.append(_fairness_table(results))
     totals = [[r.policy, sum(r.jobs_completed.values()), len(r.jobs), r.end, r.stats["tasks_launched"],
                r.stats["decisions"], r.stats["seconds"]] for r in results]
     tables.append(Table("Runs", ["policy", "jobs completed", "jobs", "end (s)", "tasks launched", "decisions",
@@ -154,6 +166,28 @@ def simulation_tables(results: list[Any]) -> tuple[list[Table], list[str]]:
         notes.append(f"numba compiled (once per installation) or loaded the fast kernels in {numba:.2f} s, "
                      "not counted in the Runs table's seconds")
     return tables, notes
+
+
+def _rounds_table(r: Any) -> Table:
+    """Tasks each user ran in each round, and in all (a rounds workload)."""
+    per = r.tasks_per_round()
+    count = r.rounds[0]
+    shown = count <= MAX_ROUNDS_SHOWN
+    head = ["user", *(f"round {k + 1}" for k in range(count) if shown), "total"]
+    rows = [[u, *(v if shown else []), sum(v)] for u, v in per.items()]
+    return Table(f"Tasks per round: {r.policy}", head, rows)
+
+
+def _fairness_table(results: list[Any]) -> Table:
+    """Each user's cumulative dominant share over its entitlement, per
+    policy, and the disparity (max / min) as the last row."""
+    fair = [r.cumulative_fairness() for r in results]
+    users = results[0].users
+    rows: list[list[Any]] = [[u, *(f.ratio[f.users.index(u)] if u in f.users else None for f in fair)]
+                             for u in users]
+    rows.append(["disparity (max / min)", *(f.disparity for f in fair)])
+    return Table("Cumulative dominant share / entitlement per user (1: its weighted slice while present)",
+                 ["user", *(r.policy for r in results)], rows)
 
 
 def _jobs_cell(r: Any, user: str) -> str:

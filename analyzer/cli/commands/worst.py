@@ -184,8 +184,9 @@ def bound_rows(r: Any) -> list[list[str]]:
         return [["proved bound", f"none: {r.bound_note}"]] if r.bound_note else []
     state = "tight" if b.value == b.attained else ("within tolerance" if b.complete else "incomplete")
     side = "below" if r.direction == "min" else "above"
+    by = f"; {' and '.join(b.solvers)}" if b.solvers else ""
     rows = [["proved bound", f"no instance has {r.metric} {side} {fmt_number(b.value)} ({state}; {len(b.steps)} SMT "
-                             f"queries, {b.seconds:.1f} s)"]]
+                             f"queries, {b.seconds:.1f} s{by})"]]
     if b.instance is not None:
         rows.append(["prover's instance", f"{fmt_number(b.attained)}: {b.instance.describe()}"])
     return rows
