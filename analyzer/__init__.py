@@ -8,7 +8,7 @@ from importlib import import_module as _import_module
 
 #: Public names loaded on first use (module, attribute): importing
 #: ``analyzer`` loads nothing but the standard library (the command line's
-#: entry point, :mod:`analyzer._entry`, installs its Ctrl-C handling
+#: entry point, :mod:`analyzer.cli.entry`, installs its Ctrl-C handling
 #: before numpy loads), and ``fairalloc solve`` starts without the search,
 #: table and discrete machinery. No module
 #: or subpackage of ``analyzer`` bears a public name (``check`` lives in
@@ -25,9 +25,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "dynamic_run": (".dynamics.result", "dynamic_run"),
     "progressive_filling": (".discrete", "progressive_filling"),
     "load_policy_file": (".policy_file", "load_policy_file"),
-    "PropertyTable": (".table", "PropertyTable"),
-    "property_table": (".table", "property_table"),
-    "prove": (".proving", "prove"),
+    "PropertyTable": (".tables.table", "PropertyTable"),
+    "property_table": (".tables.table", "property_table"),
+    "prove": (".proving.smt", "prove"),
     "search": (".searching.engine", "search"),
     "simulate": (".simulation", "simulate"),
     "load_trace": (".simulation", "load_trace"),

@@ -1,6 +1,6 @@
 """``python -m analyzer`` runs the fairalloc command line."""
 
-from ._entry import main
+from .cli.entry import main
 
 if __name__ == "__main__":
     main()

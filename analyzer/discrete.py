@@ -14,7 +14,7 @@ continuous allocation.
   placement, ...), as a :class:`~models.Policy`: the property checks'
   discrete mode (:mod:`analyzer.properties`) evaluates exactly that run.
 
-:func:`analyzer.discrete_comparison.compare` puts the outcome next to the
+:func:`analyzer.comparing.whole_tasks.compare` puts the outcome next to the
 continuous solution of the same policy.
 
 The engine itself is :mod:`models.discrete`.

@@ -121,3 +121,20 @@ def _json_default(o: Any) -> Any:
     if isinstance(o, np.ndarray):
         return o.tolist()
     return str(o)
+
+
+def value_text(v: float) -> str:
+    """A parameter value as typed: ``0.25``, ``1``, ``inf``."""
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def package_version() -> str:
+    """fairalloc's version from the installed package's metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fairalloc")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
+        return "unknown (not installed)"

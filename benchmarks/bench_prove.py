@@ -17,7 +17,7 @@ and each cell's outcome, with the reason of every unknown.
 Baseline in the same run: Table 2's DRF ✓ cells at 3x3, proved with the
 case split by dominant resource reduced by the symmetries of users and
 resources and without (every assignment); the ratio is the speed-up of
-the reduction. Then, when ``analyzer.proving_discrete``
+the reduction. Then, when ``analyzer.proving.discrete``
 exists, the discrete DRF rows at bound 4.
 
 ``--table2`` (issue 13): every (policy, property) cell of the paper's
@@ -111,7 +111,7 @@ def static_properties() -> list[str]:
 
 def extended(args: argparse.Namespace) -> None:
     """The extended table at ``args.size``, as ``table --prove N,M`` proves it."""
-    from analyzer.table_proofs import prove_cell
+    from analyzer.tables.marks_continuous import prove_cell
     from proofs.prover.properties import negations
 
     (n, m), = sizes_of(args.size)
@@ -134,7 +134,7 @@ def extended(args: argparse.Namespace) -> None:
 def symmetry_ratio(args: argparse.Namespace) -> None:
     """Table 2's DRF ✓ cells (split by dominant resource) at 3x3, with and
     without the symmetry reduction of the case split."""
-    from analyzer.proving import _reverify
+    from analyzer.proving.smt import _reverify
     from proofs.prover.driver import run_cases
     from proofs.prover.encodings import get_encoding
 
@@ -161,8 +161,8 @@ def discrete(args: argparse.Namespace) -> None:
     """The discrete DRF rows at bound 4 (when the discrete prover exists)."""
     import importlib.util
 
-    if importlib.util.find_spec("analyzer.proving_discrete") is None:
-        print("discrete DRF rows: analyzer.proving_discrete is not available in this checkout")
+    if importlib.util.find_spec("analyzer.proving.discrete") is None:
+        print("discrete DRF rows: analyzer.proving.discrete is not available in this checkout")
         return
     props = static_properties()
     t0 = time.perf_counter()

@@ -18,9 +18,9 @@ import time
 
 from _common import ROOT, ratio, report  # noqa: F401  (ROOT puts the repository on sys.path)
 
-from analyzer.bounded.space import Space
-from analyzer.bounded.worker import Job, check_chunk
-from analyzer.proving_discrete import prove_discrete
+from analyzer.proving.bounded.space import Space
+from analyzer.proving.bounded.worker import Job, check_chunk
+from analyzer.proving.discrete import prove_discrete
 
 #: (users, resources, bound) of the instances/second measurements.
 SIZES: tuple[tuple[int, int, int], ...] = ((2, 2, 4), (3, 2, 3))

@@ -14,13 +14,51 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+import numpy as np
 
 from .display import HTML_MAX_ROWS, html_table
 from .numbers import fraction_to_plain
+from .scenario import MachineType
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .instance import Instance
+
+class Shown(Protocol):
+    """What the views read of an instance: :class:`models.instance.Instance`
+    is one (it calls this module, which is below it)."""
+
+    @property
+    def name(self) -> str | None: ...
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def m(self) -> int: ...
+
+    @property
+    def resources(self) -> tuple[str, ...]: ...
+
+    @property
+    def capacity(self) -> np.ndarray: ...
+
+    @property
+    def demands(self) -> np.ndarray: ...
+
+    @property
+    def weights(self) -> np.ndarray: ...
+
+    @property
+    def max_tasks(self) -> np.ndarray: ...
+
+    @property
+    def machines(self) -> tuple[MachineType, ...]: ...
+
+    @property
+    def _user_names(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def _exact_source(self) -> dict[str, Any]: ...
 
 #: The longest repr of an instance (characters); users beyond it are counted.
 REPR_MAX_CHARS: int = 300
@@ -36,7 +74,7 @@ def _exact(value: Any) -> Fraction:
     return Fraction(int(v)) if v.is_integer() else Fraction(repr(v))
 
 
-def _row(inst: Instance, key: str, i: int) -> list[Fraction]:
+def _row(inst: Shown, key: str, i: int) -> list[Fraction]:
     """Row ``i`` of the exact ``demands`` (or the exact ``capacity`` for
     ``key="capacity"``) without converting the other rows."""
     src = inst._exact_source.get(key)
@@ -59,12 +97,12 @@ def vector(values: list[Fraction], limit: int | None = None) -> str:
     return "<" + ", ".join(plain(v) for v in shown) + more + ">"
 
 
-def _weight(inst: Instance, i: int) -> Any:
+def _weight(inst: Shown, i: int) -> Any:
     src = inst._exact_source.get("weights")
     return src[i] if src is not None else inst.weights[i]
 
 
-def _cap(inst: Instance, i: int) -> Any:
+def _cap(inst: Shown, i: int) -> Any:
     src = inst._exact_source.get("max_tasks")
     if src is not None:
         return src[i]
@@ -72,12 +110,12 @@ def _cap(inst: Instance, i: int) -> Any:
     return None if math.isinf(k) else k
 
 
-def user_name(inst: Instance, i: int) -> str:
+def user_name(inst: Shown, i: int) -> str:
     """User ``i``'s name (without building every generated name of an array instance)."""
     return inst._user_names[i] if inst._user_names is not None else f"u{i}"
 
 
-def user_text(inst: Instance, i: int, limit: int | None = None) -> str:
+def user_text(inst: Shown, i: int, limit: int | None = None) -> str:
     """``A: <1, 4>``, with `` w=2`` and `` cap=10`` when they apply."""
     s = f"{user_name(inst, i)}: {vector(_row(inst, 'demands', i), limit)}"
     if (w := _weight(inst, i)) != 1:
@@ -87,12 +125,12 @@ def user_text(inst: Instance, i: int, limit: int | None = None) -> str:
     return s
 
 
-def describe(inst: Instance) -> str:
+def describe(inst: Shown) -> str:
     """Every user in the paper's notation: ``R=<9, 18>; A: <1, 4>, B: <3, 1>``."""
     return f"R={vector(_row(inst, 'capacity', 0))}; " + ", ".join(user_text(inst, i) for i in range(inst.n))
 
 
-def instance_repr(inst: Instance) -> str:
+def instance_repr(inst: Shown) -> str:
     """``Instance(n=2, m=2, resources=('cpu', 'mem'), R=<9, 18>, users={A: <1, 4>, B: <3, 1>})``:
     the first users' demands (weights, caps) while the line stays within
     :data:`REPR_MAX_CHARS`, then how many more."""
@@ -111,7 +149,7 @@ def instance_repr(inst: Instance) -> str:
     return head + ", users={" + ", ".join(users) + (f", … {more:,} more" if more else "") + "})"
 
 
-def instance_html(inst: Instance) -> str:
+def instance_html(inst: Shown) -> str:
     """Two HTML tables: capacity and one row per user (demand per resource,
     weight, task cap; the first :data:`~models.display.HTML_MAX_ROWS`), and
     the machine types when there are machines."""

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from analyzer import solve
-from analyzer.cli import main
+from analyzer.cli.main import main
 from models import Instance, InstanceError, PolicyError, get_policy
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import pytest
 
 cp = pytest.importorskip("cvxpy")
 
-from analyzer.cli import main  # noqa: E402
+from analyzer.cli.main import main  # noqa: E402
 from models import Allocation, Instance, Policy, SolverError, get_policy, register  # noqa: E402
 from models.policy import POLICIES  # noqa: E402
 from models.solvers import solve_problem  # noqa: E402

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.cli import main
+from analyzer.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT / "examples" / "paper_two_users.toml"

@@ -38,9 +38,9 @@ HEAVY = (
     "highspy",
     "proofs",
     "analyzer.searching.engine",
-    "analyzer.table",
+    "analyzer.tables.table",
     "models.discrete",
-    "analyzer.commands.table",
+    "analyzer.cli.commands.table",
 )
 
 
@@ -50,7 +50,7 @@ HEAVY = (
 ])
 def test_solve_drf_imports_no_heavy_module(policy: list[str], fmt: str) -> None:
     code = (
-        "import sys, io, contextlib; from analyzer.cli import main\n"
+        "import sys, io, contextlib; from analyzer.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    rc = main(['solve', {str(PAPER)!r}, *{policy!r}, '--format', {fmt!r}])\n"
         f"print(rc, sorted(m for m in {HEAVY!r} if m in sys.modules))"
@@ -68,7 +68,7 @@ def test_small_runs_of_the_kernel_commands_import_no_numba(command: list[str]) -
     # the first commands a new user runs are too small for compiled kernels to pay off (models/kernels.py):
     # they run as Python, with no numba import and no compilation, whatever the cache holds
     code = (
-        "import sys, io, contextlib; from analyzer.cli import main\n"
+        "import sys, io, contextlib; from analyzer.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    rc = main({command!r})\n"
         "print(rc, 'numba' in sys.modules, 'llvmlite' in sys.modules)"
@@ -92,9 +92,9 @@ def test_grids_match_tabulate_layout() -> None:
 
 def test_lazy_public_names_and_full_help() -> None:
     import analyzer
-    import analyzer.table  # noqa: F401  (imports the analyzer.searching subpackage)
+    import analyzer.tables.table  # noqa: F401  (imports the analyzer.searching subpackage)
     from analyzer import PropertyTable, check, progressive_filling, property_table, search  # noqa: F401
-    from analyzer.cli import build_parser
+    from analyzer.cli.main import build_parser
 
     assert callable(analyzer.search) and analyzer.search.__name__ == "search"
     def commands(parser: object) -> set[str]:

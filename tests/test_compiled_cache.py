@@ -92,11 +92,12 @@ def test_the_fingerprint_follows_versions_sources_and_constants(tmp_path: Path) 
 def test_a_compilation_is_announced_on_stderr_terminal_or_not(capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     # a script or a notebook (stderr not a terminal) is told why it waits, as a person at a terminal is
-    from analyzer import cli
+    from analyzer.cli import common
+    from analyzer.cli.main import main
     from models import compiled
 
     monkeypatch.setattr(compiled, "_NOTICE", [None])
-    assert cli.main(["policies"]) == 0 and compiled._NOTICE[0] is cli._note
+    assert main(["policies"]) == 0 and compiled._NOTICE[0] is common._note
     capsys.readouterr()
     compiled.announce("compiling the fast kernels with numba (cached in X)")
     compiled.announce("compiling another kernel")  # once per process

@@ -10,10 +10,10 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from analyzer import cli  # noqa: E402
+from analyzer.cli import main as cli  # noqa: E402
 from analyzer.searching import dask_backend  # noqa: E402
 from analyzer.searching.engine import search  # noqa: E402
-from analyzer.table import property_table  # noqa: E402
+from analyzer.tables.table import property_table  # noqa: E402
 
 
 @pytest.fixture(scope="module")

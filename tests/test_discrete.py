@@ -13,9 +13,9 @@ import pytest
 from discrete_strategies import random_cluster
 
 from analyzer import Instance, progressive_filling
-from analyzer.cli import main
+from analyzer.cli.main import main
+from analyzer.comparing.whole_tasks import compare
 from analyzer.discrete import DiscreteRun
-from analyzer.discrete_comparison import compare
 from analyzer.properties import get_property
 from models.discrete import PLACEMENTS
 
@@ -168,7 +168,7 @@ def test_discrete_command_does_not_import_cvxpy() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from analyzer.cli import main; rc = main(['discrete', %r, '--format', 'json']); "
+    code = ("import sys; from analyzer.cli.main import main; rc = main(['discrete', %r, '--format', 'json']); "
             "sys.stdout.flush(); assert rc == 0 and 'cvxpy' not in sys.modules, sorted(sys.modules)") % str(PAPER)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-import analyzer.discrete_comparison as dc
+import analyzer.comparing.whole_tasks as dc
 from models import Instance, PolicyError
 
 PAPER = Instance.from_exact([9, 18], [[1, 4], [3, 1]])

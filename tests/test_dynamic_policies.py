@@ -234,7 +234,7 @@ def test_dynamic_run_rejects_whole_task_policies() -> None:
 
 
 def test_cli_dynamic(capsys: pytest.CaptureFixture[str]) -> None:
-    from analyzer.cli import main
+    from analyzer.cli.main import main
 
     assert main(["dynamic", "examples/paper_two_users.toml", "--exact"]) == 0
     out = capsys.readouterr().out

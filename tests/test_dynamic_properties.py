@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from analyzer import Instance, PolicyError, check, dynamic_run
-from analyzer.cli import main
+from analyzer.cli.main import main
 from models.dynamic import present_fractions
 from tests._policies import BalancedFirst, SerialDictatorship
 from tests.strategies import random_instance

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from analyzer import Instance, worst_case
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.worst.metrics import get_metric
 
 

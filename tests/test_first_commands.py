@@ -9,7 +9,7 @@ import json
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.properties.base import available_properties
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from analyzer import frontier, worst_case
-from analyzer.cli import main
+from analyzer.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 STATUSES = {"proved", "counterexample", "unknown", "vacuous"}

@@ -28,7 +28,7 @@ from fuzz_strategies import exact_instances, instances, junk, mangled_scenarios,
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from analyzer.cli import main
+from analyzer.cli.main import main
 from models import Instance, InstanceError, PolicyError, SolverError, available, get_policy
 from models.filling import FillingPolicy
 from models.tolerances import CROSSCHECK_RTOL, FEASIBILITY_RTOL

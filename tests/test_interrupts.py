@@ -1,4 +1,4 @@
-"""Ctrl-C during a lazy import (analyzer/interrupts.py): held until the
+"""Ctrl-C during a lazy import (analyzer/cli/interrupts.py): held until the
 import ends, then an ordinary interrupt (exit 130, one line)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import interrupts
+from analyzer.cli import interrupts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,7 +47,7 @@ def test_held_during_an_import_raised_outside(tmp_path, monkeypatch):
 def test_not_installed_over_an_ignored_sigint():
     code = textwrap.dedent("""
         import signal
-        from analyzer import interrupts
+        from analyzer.cli import interrupts
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         print(interrupts.install(), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
     """)
@@ -76,7 +76,7 @@ READY_TIMEOUT: float = 120.0
 
 def _handler_installed(pid: int) -> bool:
     """Whether process ``pid`` catches SIGALRM, which only
-    :func:`analyzer.interrupts.install` makes it do (Linux: the SigCgt
+    :func:`analyzer.cli.interrupts.install` makes it do (Linux: the SigCgt
     mask of /proc/PID/status): the entry point's first instruction ran."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("SigCgt:"):
@@ -135,7 +135,7 @@ pytestmark_linux = pytest.mark.skipif(not Path("/proc/self/status").exists(), re
 @pytestmark_linux
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_ctrl_c_at_any_moment_exits_130_with_one_line(command: str, tmp_path: Path) -> None:
-    """Before the stdlib-only entry point (analyzer/_entry.py), a Ctrl-C while
+    """Before the stdlib-only entry point (analyzer/cli/entry.py), a Ctrl-C while
     numpy or the solvers loaded gave tracebacks, exit 1 and deaths by SIGINT."""
     _sweep(command, tmp_path)
 
@@ -189,7 +189,7 @@ def test_console_script_entry_point_is_stdlib_only() -> None:
     """The entry point installs the handler before anything but the standard library loads."""
     code = textwrap.dedent("""
         import sys
-        import analyzer._entry
+        import analyzer.cli.entry
         print(sorted(m.split(".")[0] for m in sys.modules if m.split(".")[0] in ("numpy", "models", "scipy")))
     """)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)

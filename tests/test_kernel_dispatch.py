@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from analyzer import simulate
-from analyzer.simulation import dispatch
+from analyzer.simulation import forms
 from models import Instance, kernels
 from models.compiled import numba_available
 from models.discrete import fill
@@ -101,13 +101,13 @@ def _fake_compilation(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """Runs 'switch' to the kernels' Python functions at 10 events, and the switch counts ``seconds``
     of numba time that never passed (no numba needed)."""
     monkeypatch.setitem(kernels.COMPILE_MIN_WORK, "events", 10)
-    monkeypatch.setattr(dispatch, "runs_compiled", lambda name, work, **_: work >= 10)
+    monkeypatch.setattr(forms, "runs_compiled", lambda name, work, **_: work >= 10)
 
     def compiled_form(name: str) -> object:
         kernels._SECONDS[0] += seconds / 2
         return kernels.KERNELS.get(name).function
 
-    monkeypatch.setattr(dispatch, "compiled_form", compiled_form)
+    monkeypatch.setattr(forms, "compiled_form", compiled_form)
 
 
 WORKLOAD = {"machines": [{"count": 2, "cpu": 4, "mem": 8}],
@@ -128,7 +128,7 @@ def test_a_runs_seconds_leave_out_the_kernel_time(monkeypatch: pytest.MonkeyPatc
 
 
 def test_simulate_says_the_kernel_time_apart(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from analyzer.cli import main
+    from analyzer.cli.main import main
 
     _fake_compilation(monkeypatch, 31.5)
     path = tmp_path / "w.json"

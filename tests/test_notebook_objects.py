@@ -36,7 +36,7 @@ def test_solve_several_policies_is_a_comparison_as_the_cli_shows_it() -> None:
                        "'ceei': {'A': '45/11', 'B': '18/11'}})")
     html = c._repr_html_()
     assert html.startswith("<table>") and "<td>63/25</td>" in html and "utilization per resource" in html
-    from analyzer.cli import main
+    from analyzer.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -110,7 +110,7 @@ def test_proof_result_in_a_notebook() -> None:
 
 
 def test_dir_lists_every_public_name() -> None:
-    for module in ("analyzer.searching.engine", "analyzer.table_proofs_discrete"):  # binds submodules on the package
+    for module in ("analyzer.searching.engine", "analyzer.tables.marks_discrete"):  # binds submodules on the package
         importlib.import_module(module)
     names = dir(analyzer)
     assert names == sorted(analyzer.__all__)  # exactly the public names: no loaded submodule

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.formats import OUTPUT_FORMATS, Document, OutputFormat, format_names, render, render_tables
 from analyzer.render import Table
 from models.registry import UnknownNameError

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.plotting.allocations import PlotSeries, discrete_shares, plot_allocations, series
 from analyzer.plotting.style import plot_format
 from models import Instance, get_policy

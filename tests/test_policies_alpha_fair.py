@@ -9,7 +9,7 @@ import pytest
 
 import models.policies.fds as fds_module
 from analyzer import Instance, check, solve
-from analyzer.cli import main
+from analyzer.cli.main import main
 from models import Allocation, Policy, SolverError, get_policy
 from models.alpha_fair import AlphaFairResult
 from tests.alpha_fair_reference import alpha_fair_reference

@@ -51,7 +51,7 @@ def test_needs_machines() -> None:
 
 
 def test_example_file_through_the_cli(capsys) -> None:
-    from analyzer.cli import main
+    from analyzer.cli.main import main
 
     assert main(["solve", "examples/two_servers.toml", "--policy", "drfh", "--format", "json"]) == 0
     import json

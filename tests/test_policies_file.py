@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from analyzer import PolicyError, available, load_policy_file, solve
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.policy_file import forget_policy_file
 
 ROOT = Path(__file__).resolve().parents[1]

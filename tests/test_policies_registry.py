@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from analyzer import Instance, available, get_policy, solve
-from analyzer.cli import main
-from analyzer.table import property_table
+from analyzer.cli.main import main
+from analyzer.tables.table import property_table
 
 NEW = ["static", "single-resource", "slots", "leximin-tasks", "utilitarian", "fds", "gfj", "bbf", "drfh"]
 

@@ -8,7 +8,7 @@ import pytest
 from strategies import random_instance
 
 from analyzer import Instance, get_policy, solve
-from analyzer.cli import main
+from analyzer.cli.main import main
 from models.filling import FillingPolicy, Stage
 from proofs import certify_filling, explain
 

@@ -47,7 +47,7 @@ def test_second_phase_is_explained_and_verified() -> None:
 
 
 def test_cli_explain_verifies_the_second_phase(tmp_path, capsys) -> None:
-    from analyzer.cli import main
+    from analyzer.cli.main import main
 
     path = tmp_path / "s.toml"
     path.write_text('[resources]\ncpu = 3\ngpu = 5\n\n[users.A]\ndemand = { cpu = 1, gpu = 1 }\n\n'

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.cli import main
+from analyzer.cli.main import main
 
 THEOREM1 = """
 [resources]

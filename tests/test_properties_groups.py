@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from analyzer import check
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.properties import Violation, get_property
 from analyzer.properties._batch import numeric_many
-from analyzer.properties._common import Evaluator, numeric_variant
+from analyzer.properties._common import Evaluator
+from analyzer.properties._variant import numeric_variant
 from analyzer.properties.population_monotonicity import _without
 from models import Instance, get_policy
 

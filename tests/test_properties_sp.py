@@ -134,7 +134,7 @@ def test_cli_check_finds_a_rescaled_report_on_one_resource(tmp_path, capsys) -> 
     """Issue 12 acceptance, on another instance: R = <5>, A <1>, B <2>;
     leximin-tasks gives 5/3 each; A reporting <c> gets 5/(c + 2) reported
     tasks, worth 5c/(c + 2) > 5/3 for every c > 1."""
-    from analyzer.cli import main
+    from analyzer.cli.main import main
 
     p = tmp_path / "one.toml"
     p.write_text(ONE_RESOURCE)

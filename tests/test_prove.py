@@ -15,8 +15,8 @@ import pytest
 z3 = pytest.importorskip("z3")
 
 from analyzer import Instance, prove, solve
-from analyzer.cli import main
-from analyzer.proving import witness_instance
+from analyzer.cli.main import main
+from analyzer.proving.smt import witness_instance
 from models.tolerances import ENCODING_CHECK_ATOL
 from proofs.prover.driver import split
 from proofs.prover.encodings import encodings, get_encoding

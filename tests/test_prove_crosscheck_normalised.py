@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("z3")
 
 from analyzer import solve  # noqa: E402
-from analyzer.encoding_guard import CROSSCHECK_INSTANCES, crosscheck_instances, encoding_mismatch  # noqa: E402
+from analyzer.proving.encoding_guard import CROSSCHECK_INSTANCES, crosscheck_instances, encoding_mismatch  # noqa: E402
 from proofs.prover.crosscheck import disagreement, first_disagreement, normal_form  # noqa: E402
 from proofs.prover.encodings import Encoding, get_encoding  # noqa: E402
 
@@ -99,7 +99,7 @@ def test_undecided_samples_are_replaced_not_counted(monkeypatch: pytest.MonkeyPa
     """A sample z3 cannot decide in time is no evidence: further seeded
     instances are drawn until 50 are decided; with none decided the proof
     is refused (never trusted on fewer)."""
-    from analyzer import encoding_guard as proving
+    from analyzer.proving import encoding_guard as proving
     from proofs.prover import crosscheck
 
     real, calls = crosscheck._compare, []

@@ -1,5 +1,5 @@
 """``prove --discrete --bound K``: exhaustive proofs over bounded integer
-instances (analyzer.proving_discrete, analyzer.bounded).
+instances (analyzer.proving.discrete, analyzer.proving.bounded).
 
 The symmetry reduction is compared with the unreduced enumeration of the
 same grid (the same violating orbits, the same instance count); a naive
@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 
-from analyzer import check, cli
-from analyzer.bounded import deciders
-from analyzer.bounded.space import Point, Space, to_instance, to_point
-from analyzer.bounded.symmetry import canonical, orbit_size, user_members
-from analyzer.bounded.worker import Job, check_chunk
-from analyzer.proving_discrete import prove_discrete
+from analyzer import check
+from analyzer.cli import main as cli
+from analyzer.proving.bounded import deciders
+from analyzer.proving.bounded.space import Point, Space, to_instance, to_point
+from analyzer.proving.bounded.symmetry import canonical, orbit_size, user_members
+from analyzer.proving.bounded.worker import Job, check_chunk
+from analyzer.proving.discrete import prove_discrete
 from models import PolicyError
 
 
@@ -250,7 +251,7 @@ def test_cli_ctrl_c_keeps_the_progress(tmp_path: Path, monkeypatch: pytest.Monke
     """Ctrl-C (a KeyboardInterrupt raised by the third chunk) exits 130
     and the progress file holds the two chunks done; the same command then
     finishes the proof."""
-    from analyzer import proving_discrete
+    from analyzer.proving import discrete as proving_discrete
 
     real, calls = proving_discrete._run_chunk, []
 
@@ -296,8 +297,8 @@ def test_user_policy_gets_every_user_order() -> None:
     """A policy written by a user may read a row's position: no user
     reduction (every order of the users is checked), no resource
     reduction, and the class is still covered."""
-    from analyzer.bounded.symmetry import linear_rates
     from analyzer.policy_file import load_policy_file
+    from analyzer.proving.bounded.symmetry import linear_rates
     from models import get_policy
 
     root = Path(__file__).resolve().parents[1]

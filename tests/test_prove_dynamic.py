@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from analyzer import PolicyError, prove, solve
-from analyzer.cli import main
-from analyzer.encoding_guard import crosscheck_instances
+from analyzer.cli.main import main
+from analyzer.proving.encoding_guard import crosscheck_instances
 from proofs.prover.crosscheck import disagreement
 from proofs.prover.encodings import get_encoding
 

@@ -10,7 +10,7 @@ import pytest
 import z3
 
 from analyzer import prove
-from analyzer.cli import main
+from analyzer.cli.main import main
 from models import PolicyError
 from proofs.prover.encodings import (
     ENCODINGS,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.bounded import digest
 from analyzer.policy_file import forget_policy_file, load_policy_file
 from analyzer.properties.base import get_property
-from analyzer.proving_discrete import prove_discrete
+from analyzer.proving.bounded import digest
+from analyzer.proving.discrete import prove_discrete
 from models import PolicyError, get_policy
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ cvc5 = pytest.importorskip("cvc5")
 import z3  # noqa: E402
 
 from analyzer import prove  # noqa: E402
-from analyzer.cli import main  # noqa: E402
+from analyzer.cli.main import main  # noqa: E402
 from models import PolicyError  # noqa: E402
 from proofs.prover import cvc5_check  # noqa: E402
 from proofs.prover.smtlib import flatten  # noqa: E402

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from analyzer import check, prove, solve
-from analyzer.encoding_guard import crosscheck_instances
+from analyzer.proving.encoding_guard import crosscheck_instances
 from models import Instance
 from proofs.prover.crosscheck import disagreement
 from proofs.prover.driver import split

@@ -8,12 +8,12 @@ import json
 import pytest
 
 from analyzer import property_table
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.searching.classes import InstanceClass
 from analyzer.searching.instance_stream import cell_key
 from analyzer.searching.result import SearchResult
-from analyzer.table import PropertyTable
-from analyzer.table_proofs import prove_cell, prove_cells
+from analyzer.tables.marks_continuous import prove_cell, prove_cells
+from analyzer.tables.table import PropertyTable
 from models import PolicyError
 
 
@@ -77,7 +77,7 @@ def test_cli_json_has_the_domains(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_ctrl_c_during_proofs_keeps_the_cells_proved_so_far(monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    import analyzer.proving as proving
+    import analyzer.proving.smt as proving
     from proofs.prover.driver import INTERRUPTED
     from proofs.prover.result import UNDECIDED, CaseResult, ProofResult
 
@@ -122,7 +122,7 @@ def test_prover_never_proves_a_cell_the_search_refuted_at_its_size(cls: str) -> 
 
 def test_a_size_proved_with_zeros_is_proved_with_positive_demands(monkeypatch: pytest.MonkeyPatch) -> None:
     # every positive instance is one with zeros allowed: a positive size left undecided is covered
-    import analyzer.proving as proving
+    import analyzer.proving.smt as proving
     from proofs.prover.result import UNDECIDED, ProofResult
 
     real = proving.prove

@@ -14,9 +14,9 @@ import pytest
 import z3
 
 from analyzer import load_policy_file, prove, solve
-from analyzer.cli import main
-from analyzer.encoding_guard import crosscheck_instances
+from analyzer.cli.main import main
 from analyzer.policy_file import forget_policy_file
+from analyzer.proving.encoding_guard import crosscheck_instances
 from models import FillingPolicy
 from models.policy import POLICIES
 from proofs.prover.crosscheck import disagreement

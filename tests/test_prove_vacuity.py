@@ -10,7 +10,7 @@ import json
 import pytest
 
 from analyzer import property_table, prove
-from analyzer.cli import main
+from analyzer.cli.main import main
 from proofs.prover.properties import negations
 from proofs.prover.vacuity import speaks_at, vacuity
 

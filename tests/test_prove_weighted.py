@@ -11,9 +11,9 @@ from fractions import Fraction
 import pytest
 
 from analyzer import check, prove, solve
-from analyzer.cli import main
-from analyzer.encoding_guard import crosscheck_instances
-from analyzer.proving import witness_instance
+from analyzer.cli.main import main
+from analyzer.proving.encoding_guard import crosscheck_instances
+from analyzer.proving.smt import witness_instance
 from models.policy import POLICIES, get_policy
 from proofs.prover.crosscheck import disagreement
 from proofs.prover.encodings import ENCODINGS, Encoding, get_encoding

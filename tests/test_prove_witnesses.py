@@ -13,7 +13,7 @@ pytest.importorskip("z3")
 import z3  # noqa: E402
 
 from analyzer import check, prove  # noqa: E402
-from analyzer.proving import _reverify, witness_instance  # noqa: E402
+from analyzer.proving.smt import _reverify, witness_instance  # noqa: E402
 from proofs.prover.driver import split  # noqa: E402
 from proofs.prover.encodings import get_encoding  # noqa: E402
 from proofs.prover.properties import negations  # noqa: E402

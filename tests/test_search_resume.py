@@ -131,7 +131,7 @@ def held(self, record):
 
 
 stream.Recorder.emit = held
-from analyzer._entry import main
+from analyzer.cli.entry import main
 
 main()
 """

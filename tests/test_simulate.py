@@ -270,7 +270,7 @@ def test_real_alibaba_prefix() -> None:
 
 # ---------------------------------------------------------------- CLI
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    from analyzer.cli import main
+    from analyzer.cli.main import main
 
     code = main(args)
     out, err = capsys.readouterr()

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from analyzer import property_table
-from analyzer.cli import main
-from analyzer.table import PropertyTable
+from analyzer.cli.main import main
+from analyzer.tables.table import PropertyTable
 from models import register
 from models.filling import FillingPolicy
 from models.policy import POLICIES

@@ -11,10 +11,10 @@ import json
 
 import pytest
 
-from analyzer import cli
+from analyzer.cli import main as cli
 from analyzer.properties.base import available_properties, get_property
 from analyzer.searching.result import SearchResult
-from analyzer.table import property_table
+from analyzer.tables.table import property_table
 from models import PolicyError
 
 #: The properties the discrete (whole-task) setting leaves undefined.

@@ -9,8 +9,8 @@ from analyzer import check
 from analyzer.searching.classes import InstanceClass
 from analyzer.searching.instance_stream import cell_key
 from analyzer.searching.result import SearchResult
-from analyzer.table import HOLDS, VIOLATED, PropertyTable
-from analyzer.table_proofs import prove_cells
+from analyzer.tables.marks_continuous import prove_cells
+from analyzer.tables.table import HOLDS, VIOLATED, PropertyTable
 
 pytest.importorskip("z3")
 
@@ -59,8 +59,8 @@ def test_proved_mark_names_the_class_it_covers(option: str, mark: str) -> None:
 @pytest.mark.parametrize("bad", ["0", "-1", "nan", "inf"])
 def test_bad_prove_timeout_exits_2_before_the_search(bad: str, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from analyzer.cli import main
-    from analyzer.table import TableRun
+    from analyzer.cli.main import main
+    from analyzer.tables.table import TableRun
 
     def no_search(self: TableRun) -> None:
         raise AssertionError("the table was searched before --prove-timeout was checked")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer import cli
-from analyzer.table import property_table
-from analyzer.table_proofs_discrete import prove_discrete_cells
+from analyzer.cli import main as cli
+from analyzer.tables.marks_discrete import prove_discrete_cells
+from analyzer.tables.table import property_table
 
 
 def test_cells_proved_or_refuted_within_the_bound() -> None:

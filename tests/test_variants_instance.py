@@ -10,7 +10,7 @@ import tomllib
 import pytest
 
 from analyzer import Instance, InstanceError, PolicyError, solve
-from analyzer.variants import KINDS, find_difference, side_by_side
+from analyzer.comparing.variants import KINDS, find_difference, side_by_side
 
 FULL = {"resources": {"cpu": 12, "mem": 24, "gpu": 0},
         "zero_capacity": ["gpu"], "excluded_resources": ["gpu"],
@@ -98,7 +98,7 @@ def test_cli_discrete_on_zero_capacity_exits_2() -> None:
 
 
 def test_discrete_property_table_runs_on_every_variant() -> None:
-    from analyzer.table import property_table
+    from analyzer.tables.table import property_table
 
     names = ["mesos", "mesos:offers=false", "yarn", "volcano", "kueue"]
     t = property_table(names, ["sharing-incentive", "population-monotonicity"], budget=10, seed=0,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from analyzer import Instance, solve, worst_case
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.worst import METRICS, get_metric
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 from analyzer import Instance, worst_case
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.worst import get_metric
 from analyzer.worst.bounding import simple_between, simplest_in
 from models import get_policy

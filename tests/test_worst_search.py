@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from analyzer import Instance, worst_case
-from analyzer.cli import main
+from analyzer.cli.main import main
 from analyzer.worst import get_metric
 from analyzer.worst.space import GROUP_STARTS, Space, generic_starts, partitions
 from models import get_policy

@@ -11,7 +11,6 @@ solver wherever it has one (CEEI's lives in :mod:`proofs`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -117,20 +116,3 @@ def batch_steps(policy: Policy, demands: np.ndarray, capacity: np.ndarray, weigh
     if static.batch_solver() is None:
         return None
     return lift_batch(static, demands, capacity, weights, caps)
-
-
-def steps_many(policy: Policy, instances: Sequence[Instance]) -> list[np.ndarray | None]:
-    """Float steps (n, n) of many unrelated instances, for the screens: one
-    :func:`batch_steps` per group of equal shape and weights (instances
-    with machines or scenario extensions are left out); ``None`` where no
-    batch answers (the check then solves it itself)."""
-    from ..properties._batch import shape_groups
-
-    out: list[np.ndarray | None] = [None] * len(instances)
-    for idxs, members, D, R, caps in shape_groups(instances, lambda inst: not inst.machines and not inst.extensions):
-        x = batch_steps(policy, D, R, members[0].weights, caps)
-        if x is None:
-            return out
-        for row, i in zip(x, idxs, strict=True):
-            out[i] = row
-    return out

@@ -156,7 +156,7 @@ def _proofs(label: str, props: tuple[str, ...], users: int, resources: int, doma
     """Each property proved for one member (Ctrl-C: ``KeyboardInterrupt``)."""
     from proofs.prover.driver import INTERRUPTED
 
-    from ..proving import prove
+    from ..proving.smt import prove
 
     out = {}
     for prop in props:

@@ -45,7 +45,7 @@ def frontier_plot(f: Any, ax: Any = None) -> Any:
         ax = fig.subplots()
     else:
         fig = ax.figure
-    from .result import value_text
+    from ..render import value_text
 
     points = sorted(f.points, key=lambda p: p.value)
     xs, log = positions([p.value for p in points])

@@ -4,13 +4,12 @@ plot."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from models.display import html_table, short_repr, to_frame
 
-from ..render import Table, fmt_number
+from ..render import Table, fmt_number, value_text
 
 
 @dataclass
@@ -38,13 +37,6 @@ class FrontierPoint:
 
     def status(self, prop: str) -> str:
         return str(self.proofs[prop].status)
-
-
-def value_text(v: float) -> str:
-    """A parameter value as typed: ``0.25``, ``1``, ``inf``."""
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
 @dataclass

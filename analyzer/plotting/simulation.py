@@ -16,16 +16,78 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..simulation.result import SimulationResult
 from .style import DEFAULT_DPI, LEGEND_MAX_USERS, plot_format, user_colors
 
 #: Job-size bins (tasks per job) of the completion-time comparison, after
 #: the paper's Figure 14.
 SIZE_BINS: tuple[int, ...] = (1, 11, 51, 101, 501, 1001)
+
+
+class FinishedJob(Protocol):
+    """A job as the completion-time figures read it (a
+    :class:`~analyzer.simulation.result.JobRecord` is one)."""
+
+    @property
+    def job(self) -> str: ...
+
+    @property
+    def tasks(self) -> int: ...
+
+    @property
+    def completed(self) -> bool: ...
+
+    @property
+    def response_time(self) -> float | None: ...
+
+
+class SimulationRun(Protocol):
+    """A simulation as the figures read it: names, the utilisation step
+    function (``times``, ``end``, ``used``, ``capacity``), the per-user
+    log when it was recorded, and the jobs. The figures take any record
+    with these fields (:class:`~analyzer.simulation.result.SimulationRun`
+    is one), so this module does not import the simulator."""
+
+    @property
+    def policy(self) -> str: ...
+
+    @property
+    def workload(self) -> str: ...
+
+    @property
+    def resources(self) -> tuple[str, ...]: ...
+
+    @property
+    def users(self) -> tuple[str, ...]: ...
+
+    @property
+    def log(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None: ...
+
+    @property
+    def end(self) -> float: ...
+
+    @property
+    def times(self) -> np.ndarray: ...
+
+    @property
+    def used(self) -> np.ndarray: ...
+
+    @property
+    def capacity(self) -> np.ndarray: ...
+
+    @property
+    def jobs(self) -> Sequence[FinishedJob]: ...
+
+    def timeline(self, users: list[str] | None = None) -> dict[str, Any]:
+        """``times``, ``utilization`` and, when recorded, ``shares`` (T, users, m)."""
+        ...
+
+    def user_log(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The log of launches and completions; ValueError when not recorded."""
+        ...
 
 
 def _figure(rows: int, cols: int, height: float) -> Any:
@@ -34,7 +96,7 @@ def _figure(rows: int, cols: int, height: float) -> Any:
     return new_figure(figsize=(min(4.2 * cols + 1.5, 24.0), height * rows), layout="constrained")
 
 
-def plot_simulations(results: Sequence[SimulationResult], path: str | Path, title: str | None = None) -> Path:
+def plot_simulations(results: Sequence[SimulationRun], path: str | Path, title: str | None = None) -> Path:
     """Shares over time per policy (Figure 8 layout) and utilisation over
     time (Figure 13), in one file (:data:`~analyzer.plotting.style.DEFAULT_DPI`).
 
@@ -49,7 +111,7 @@ def plot_simulations(results: Sequence[SimulationResult], path: str | Path, titl
     return out
 
 
-def simulation_figure(results: Sequence[SimulationResult], title: str | None = None) -> Any:
+def simulation_figure(results: Sequence[SimulationRun], title: str | None = None) -> Any:
     """The figure :func:`plot_simulations` writes, as a matplotlib ``Figure``.
 
     Raises
@@ -82,10 +144,10 @@ def simulation_figure(results: Sequence[SimulationResult], title: str | None = N
     return fig
 
 
-def dominant_shares_panel(ax: Any, result: SimulationResult) -> Any:
+def dominant_shares_panel(ax: Any, result: SimulationRun) -> Any:
     """Each user's dominant share over time on ``ax`` (the paper's Figure
     8c); returns ``ax``'s figure (ValueError when per-user use was not
-    recorded: :meth:`SimulationResult.user_log`)."""
+    recorded: :meth:`SimulationRun.user_log`)."""
     result.user_log()
     users = list(result.users)
     _dominant_lines(ax, result, *_steps(result, users), users, user_colors(len(users)))
@@ -94,14 +156,14 @@ def dominant_shares_panel(ax: Any, result: SimulationResult) -> Any:
     return ax.figure
 
 
-def _steps(r: SimulationResult, users: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def _steps(r: SimulationRun, users: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Times (the end appended) and shares (the last row repeated) for step plots."""
     tl = r.timeline(users)
     t, sh = np.append(tl["times"], r.end), tl["shares"]
     return t, np.concatenate([sh, sh[-1:]], axis=0)
 
 
-def _dominant_lines(ax: Any, r: SimulationResult, t: np.ndarray, sh: np.ndarray, users: list[str],
+def _dominant_lines(ax: Any, r: SimulationRun, t: np.ndarray, sh: np.ndarray, users: list[str],
                     colors: list[Any]) -> None:
     for c, u in enumerate(users):
         ax.step(t, sh[:, c, :].max(axis=1), where="post", color=colors[c], label=u)
@@ -110,7 +172,7 @@ def _dominant_lines(ax: Any, r: SimulationResult, t: np.ndarray, sh: np.ndarray,
     ax.set_xlabel("time (s)", fontsize=8)
 
 
-def _user_panels(row: Any, r: SimulationResult, users: list[str], colors: list[Any]) -> None:
+def _user_panels(row: Any, r: SimulationRun, users: list[str], colors: list[Any]) -> None:
     t, sh = _steps(r, users)
     for j, res in enumerate(r.resources):
         ax = row[j]
@@ -123,7 +185,7 @@ def _user_panels(row: Any, r: SimulationResult, users: list[str], colors: list[A
     ax.legend(fontsize=7, loc="upper right")
 
 
-def _utilization(ax: Any, results: Sequence[SimulationResult]) -> None:
+def _utilization(ax: Any, results: Sequence[SimulationRun]) -> None:
     styles = ["-", "--", ":", "-."]
     for k, r in enumerate(results):
         t = np.append(r.times, r.end)
@@ -148,7 +210,7 @@ def _bins(sizes: np.ndarray, bins: Sequence[int] = SIZE_BINS) -> list[tuple[str,
     return out
 
 
-def completion_by_size(result: SimulationResult, bins: Sequence[int] = SIZE_BINS) -> dict[str, float | None]:
+def completion_by_size(result: SimulationRun, bins: Sequence[int] = SIZE_BINS) -> dict[str, float | None]:
     """Mean completion time (arrival to finish) of completed jobs per
     job-size bin (tasks per job), ``"1-10"``: seconds (``None`` if empty)."""
     done = [j for j in result.jobs if j.completed]
@@ -157,7 +219,7 @@ def completion_by_size(result: SimulationResult, bins: Sequence[int] = SIZE_BINS
     return {label: (float(resp[sel].mean()) if sel.any() else None) for label, sel in _bins(sizes, bins)}
 
 
-def completion_reduction(base: SimulationResult, other: SimulationResult) -> dict[str, float | None]:
+def completion_reduction(base: SimulationRun, other: SimulationRun) -> dict[str, float | None]:
     """Per size bin, ``1 - mean(other) / mean(base)`` over the jobs both
     completed (the paper's Figure 14: DRF's reduction against slots)."""
     a = {j.job: j for j in base.jobs if j.completed}

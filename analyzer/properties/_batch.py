@@ -11,7 +11,7 @@ every reported violation is re-verified with the policy's own exact solver.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 import numpy as np
 
@@ -19,11 +19,19 @@ from models import Instance, Policy
 from models.filling import FillingPolicy
 from models.tolerances import SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
-from ._common import numeric_variant
-from .base import CONTINUOUS
+from ._variant import numeric_variant
+from .modes import CONTINUOUS
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ._common import Evaluator
+
+class SolvesOne(Protocol):
+    """What :func:`numeric_many` needs of an evaluator
+    (:class:`~analyzer.properties._common.Evaluator`): the policy, the
+    setting, and the numeric tasks of one instance."""
+
+    policy: Policy
+    mode: str
+
+    def direct(self, instance: Instance) -> np.ndarray: ...
 
 
 def is_filling(policy: Policy) -> TypeGuard[FillingPolicy]:
@@ -39,7 +47,7 @@ def batchable(policy: Policy) -> bool:
 
 
 def numeric_many(
-    ev: Evaluator,
+    ev: SolvesOne,
     instance: Instance,
     demands: np.ndarray | None = None,
     capacity: np.ndarray | None = None,

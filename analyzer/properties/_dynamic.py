@@ -20,7 +20,8 @@ from models import Instance, Policy, SolverError, get_policy
 from models.dynamic import present_fractions
 from models.tolerances import COMPARE_ATOL, RESOLVE_AGREE_RTOL
 
-from ..dynamics.trajectory import lifted, steps, steps_many
+from ..dynamics.trajectory import batch_steps, lifted, steps
+from ._batch import shape_groups
 from ._common import NUMERIC_NOTE, below
 from .base import DYNAMIC, Violation
 
@@ -31,6 +32,21 @@ DYNAMIC_WHY = "a property of the allocations after every arrival: check it with 
 #: (with the instance and the policy label, so that a reused ``id`` never
 #: matches): the check of an instance of the chunk reuses them.
 _MEMO: dict[int, tuple[Instance, str, np.ndarray]] = {}
+
+
+def steps_many(policy: Policy, instances: Sequence[Instance]) -> list[np.ndarray | None]:
+    """Float steps (n, n) of many unrelated instances, for the screens: one
+    :func:`batch_steps` per group of equal shape and weights (instances
+    with machines or scenario extensions are left out); ``None`` where no
+    batch answers (the check then solves it itself)."""
+    out: list[np.ndarray | None] = [None] * len(instances)
+    for idxs, members, D, R, caps in shape_groups(instances, lambda inst: not inst.machines and not inst.extensions):
+        x = batch_steps(policy, D, R, members[0].weights, caps)
+        if x is None:
+            return out
+        for row, i in zip(x, idxs, strict=True):
+            out[i] = row
+    return out
 
 
 def screen_steps(policy: Policy, instances: Sequence[Instance]) -> list[np.ndarray]:

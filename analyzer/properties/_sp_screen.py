@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -30,8 +30,22 @@ from ._common import Evaluator, leontief_tasks_np, numeric_below
 from ._lie_reports import report_caps, report_rows, simplex_grid
 from .base import CONTINUOUS
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .strategy_proofness import StrategyProofness
+
+class LieSearch(Protocol):
+    """What the screen reads of its property
+    (:class:`~analyzer.properties.strategy_proofness.StrategyProofness`):
+    the search settings, their key, and the candidate reports of a user."""
+
+    seed: int
+    refine: int
+    grid2: int
+    grid3: int
+    singles: tuple[float, ...]
+    scales: tuple[float, ...]
+
+    def params(self) -> tuple[object, ...]: ...
+
+    def _candidates(self, inst: Instance, i: int, rng: np.random.Generator, scaled: bool) -> np.ndarray: ...
 
 #: A paying report: relative gain, user, report row ``(direction, log c)``.
 Found = tuple[float, int, np.ndarray]
@@ -60,7 +74,7 @@ class Group:
     """Instances of equal shape ``(n, m)`` and weights, with their numeric
     allocations ``X`` (B, n), screened together."""
 
-    def __init__(self, prop: StrategyProofness, insts: Sequence[Instance], X: np.ndarray, fill: Fill,
+    def __init__(self, prop: LieSearch, insts: Sequence[Instance], X: np.ndarray, fill: Fill,
                  scaled: bool, mode: str) -> None:
         self.prop, self.insts, self.fill, self.scaled, self.mode = prop, list(insts), fill, scaled, mode
         self.X = np.asarray(X, dtype=float)
@@ -225,7 +239,7 @@ def fill_key(fill: Fill) -> object:
     return fill.key if isinstance(fill, KeyedFill) else None
 
 
-def grid_directions(prop: StrategyProofness, D: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def grid_directions(prop: LieSearch, D: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:meth:`~.strategy_proofness.StrategyProofness._directions` of many
     users at once (rows of their demands ``D`` and capacities ``R``; two or
     three resources, so no random directions): every user's candidate

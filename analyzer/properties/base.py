@@ -34,15 +34,9 @@ import numpy as np
 from models import Allocation, Instance, Policy, PolicyError, get_policy
 from models.registry import Registry
 
-#: The settings a property can be checked in: one allocation of continuous
-#: or whole tasks (Ghodsi et al., NSDI 2011), or the allocations after every
-#: arrival (Kash, Procaccia and Shah, JAIR 51, 2014; :mod:`analyzer.dynamics`).
-CONTINUOUS = "continuous"
-DISCRETE = "discrete"
-DYNAMIC = "dynamic"
-MODES: tuple[str, ...] = (CONTINUOUS, DISCRETE, DYNAMIC)
-#: The settings of one allocation (a property's default :attr:`Property.modes`).
-STATIC_MODES: tuple[str, ...] = (CONTINUOUS, DISCRETE)
+# the settings, handed on: a property module imports them from here
+from .modes import CONTINUOUS, DISCRETE, DYNAMIC, MODES, STATIC_MODES  # noqa: F401
+
 #: Why a property of one allocation is not checked in the dynamic setting.
 STATIC_WHY = "a property of one allocation; the dynamic setting has its own (fairalloc properties: dynamic-*)"
 

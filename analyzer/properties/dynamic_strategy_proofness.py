@@ -10,9 +10,10 @@ import numpy as np
 from models import Instance, Policy
 
 from ..dynamics.trajectory import batch_steps, lifted, steps
-from ._common import CONTINUOUS, as_exact_str, leontief_tasks, numeric_below, numeric_variant, per_resource, show
+from ._common import CONTINUOUS, as_exact_str, leontief_tasks, numeric_below, per_resource, show
 from ._dynamic import DYNAMIC_WHY, DynamicEvaluator, step_name
 from ._lie_reports import denominators, exact_report, lie_instance, report_caps, scaled_reports
+from ._variant import numeric_variant
 from .base import DYNAMIC, Property, Violation, register_property
 from .strategy_proofness import LIGHT_SCALES, LIGHT_SINGLE_FACTORS, StrategyProofness
 

@@ -7,7 +7,8 @@ import numpy as np
 from models import Instance, Policy
 
 from ._batch import batchable, numeric_many
-from ._common import Evaluator, as_exact_str, numeric_below, numeric_variant, per_user, relative_margin, show
+from ._common import Evaluator, as_exact_str, numeric_below, per_user, relative_margin, show
+from ._variant import numeric_variant
 from .base import CONTINUOUS, Property, Violation, register_property
 
 

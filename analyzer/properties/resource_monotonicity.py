@@ -18,9 +18,9 @@ from ._common import (
     per_resource,
     per_user,
     relative_margin,
-    scaled_machines,
     show,
 )
+from ._variant import scaled_machines
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors by which capacities are multiplied (one resource, then all):

@@ -16,6 +16,7 @@ from typing import Any
 
 from models import PolicyError, get_policy
 
+from . import dispatch  # noqa: F401  (registers the event loop's kernels, models.kernels)
 from .engine import Engine
 from .fast import FastEngine, kernel_keys
 from .keys import check_placement_options, share_model

@@ -1,7 +1,10 @@
-"""Which form of the simulator's event loop runs (:mod:`models.kernels`).
+"""The simulator's event loop registered as kernels (:mod:`models.kernels`;
+the ``fairalloc.kernels`` entry point of pyproject.toml names this module).
 
 The loop (:mod:`.kernel`) is registered as two kernels, ``simulation-run``
-and ``simulation-admit``, measured in events plus decisions. A run cannot
+and ``simulation-admit``, measured in events plus decisions, each with the
+sample arguments (a one-job run's state, :mod:`.fast`) that type its
+compiled form. Which form runs is :mod:`.forms`: a run cannot
 know its work in advance (jobs stream in, repeat, are cut by ``until``),
 so it starts as Python and measures as it goes: once the events and
 decisions done reach ``COMPILE_MIN_WORK["events"]`` (about the Python
@@ -15,18 +18,11 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from models.kernels import COMPILE_MIN_WORK, KERNELS, compiled_form, register_kernel, runs_compiled
+from models.kernels import register_kernel
 
 from . import kernel as kn
-from . import kstore as ks
-
-#: Rounds per call of the Python form (how often the work done is looked at).
-PYTHON_ROUNDS_PER_CALL: int = 64
 
 
 @functools.cache
@@ -60,48 +56,3 @@ def _admit_sample() -> tuple[Any, ...]:
 
 register_kernel("simulation-run", kn.run, kn.HELPERS, _run_sample, "events", runtime=False)  # allocates nothing
 register_kernel("simulation-admit", kn.admit, kn.HELPERS, _admit_sample, "events", runtime=False)
-
-
-class KernelForms:
-    """The event loop's functions for one run: Python, then compiled once
-    the work done reaches the threshold (see the module docstring).
-
-    Attributes
-    ----------
-    run, admit : callable
-        :func:`.kernel.run` and :func:`.kernel.admit`, or their compiled forms.
-    rounds : int
-        Rounds per call of ``run`` when nothing asks for each round.
-    compiled : bool
-        Whether the compiled forms run (from now on).
-    compiled_after : int or None
-        Events plus decisions done as Python before the switch.
-    """
-
-    def __init__(self, rounds: int) -> None:
-        self.run: Callable[..., int] = kn.run
-        self.admit: Callable[..., None] = kn.admit
-        self._rounds = rounds
-        self.rounds = min(rounds, PYTHON_ROUNDS_PER_CALL)
-        self.compiled = False
-        self.compiled_after: int | None = None
-        self._watching = True
-        self._switch(0)  # a loop this process has loaded already runs compiled from the start
-
-    def update(self, c: np.ndarray) -> None:
-        """Switch to the compiled forms when the work in the counters ``c``
-        (:mod:`.kstore`) reaches the threshold and numba is available."""
-        if not self._watching:
-            return
-        work = int(c[ks.EVENTS] + c[ks.DECISIONS])
-        if work >= COMPILE_MIN_WORK[KERNELS.get("simulation-run").work]:
-            self._watching = False  # decided: numba is looked for once
-            self._switch(work)
-
-    def _switch(self, work: int) -> None:
-        if runs_compiled("simulation-run", work, tally=False):  # this run's own work, not the process's
-            self.run, self.admit = compiled_form("simulation-run"), compiled_form("simulation-admit")
-            self.rounds, self.compiled, self.compiled_after, self._watching = self._rounds, True, work, False
-
-
-__all__ = ["PYTHON_ROUNDS_PER_CALL", "KernelForms"]

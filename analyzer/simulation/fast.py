@@ -43,7 +43,7 @@ from models.kernels import Stopwatch
 
 from . import kernel as kn
 from . import kstore as ks
-from .dispatch import KernelForms
+from .forms import KernelForms
 from .keys import ShareModel
 from .options import penalties, random_ties
 from .result import JobRecord, SimulationResult

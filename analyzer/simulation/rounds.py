@@ -16,7 +16,7 @@ what a user does not get in a round is not carried over. A rounds file
     demand = { slices = 1 }    # one task (default: one unit of the only resource)
     weight = 1                 # optional
 
-It runs in the simulator as a workload (:func:`rounds_workload`): one
+It runs in the simulator as a workload (:func:`rounds_body`): one
 machine holding the pool; in round ``r`` (from ``r * length`` to
 ``(r + 1) * length``) each user's tasks of that round arrive at its start,
 last the whole round, and those that cannot start then are dropped
@@ -34,13 +34,10 @@ simulator's machines are fixed (a file asking for it is refused).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from models import InstanceError
-
-from .workload import Workload, workload_from_dict
 
 _TOP_KEYS = {"name", "rounds", "resources", "users", "simulation"}
 _USER_KEYS = {"tasks", "demand", "weight"}
@@ -96,8 +93,10 @@ def _user(u: str, body: Any, resources: dict[str, Any]) -> tuple[list[Any], dict
     return [int(n) for n in tasks], dict(demand), body.get("weight", 1)
 
 
-def rounds_workload(data: Mapping[str, Any], name: str = "") -> Workload:
-    """The :class:`~.workload.Workload` of a rounds file (module docstring).
+def rounds_body(data: Mapping[str, Any], name: str = "") -> tuple[dict[str, Any], int, float]:
+    """A rounds file as the body of a jobs workload file (module docstring),
+    with its number of rounds and their length in seconds
+    (:func:`~.workload.workload_from_dict` builds the workload from them).
 
     Raises
     ------
@@ -133,7 +132,7 @@ def rounds_workload(data: Mapping[str, Any], name: str = "") -> Workload:
     simulation.setdefault("until", start[-1])
     body = {"name": data.get("name", name), "machines": [{"count": 1, **resources}], "jobs": jobs,
             "users": {u: {"weight": w} for u, (_, _, w) in parsed.items()}, "simulation": simulation}
-    return dataclasses.replace(workload_from_dict(body, name=name), rounds=(n_rounds, float(length)))
+    return body, n_rounds, float(length)
 
 
-__all__ = ["is_rounds", "rounds_workload"]
+__all__ = ["is_rounds", "rounds_body"]

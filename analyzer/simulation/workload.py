@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -220,9 +220,10 @@ def workload_from_dict(data: Mapping[str, Any], name: str = "") -> Workload:
     if not isinstance(data, Mapping):
         raise InstanceError("workload: must be a table")
     if "rounds" in data:
-        from .rounds import rounds_workload
+        from .rounds import rounds_body
 
-        return rounds_workload(data, name)
+        body, count, length = rounds_body(data, name)
+        return replace(workload_from_dict(body, name=name), rounds=(count, length))
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise InstanceError(f"{min(unknown)}: unknown key (known: {', '.join(sorted(_TOP_KEYS))})")

@@ -10,15 +10,28 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from ..tolerances import KEY_NEAR
-from .state import INT64_SAFE
+from .state import INT64_SAFE, FillState
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .run import Run
+
+class Pool(Protocol):
+    """What a level jump reads and extends of the batched loop
+    (:class:`~models.discrete.run.Run` is one; it calls this module, which
+    is below it): the state, the users' ranks, the recording of decisions
+    and a user's room."""
+
+    state: FillState
+    rank: list[int]
+    record: bool
+    chunks: list[tuple[np.ndarray, np.ndarray]]
+
+    def flush(self) -> None: ...
+
+    def _room(self, i: int) -> int | None: ...
 
 #: A level jump is tried only when at least this many picks may remain
 #: (below it, bisection costs more than single decisions).
@@ -35,7 +48,7 @@ class LevelJump:
     one-by-one loop would not place, in the same order.
     """
 
-    run_: Run
+    run_: Pool
     S: list[int]
     Sf: np.ndarray
     P: np.ndarray
@@ -43,7 +56,7 @@ class LevelJump:
     caps: np.ndarray
 
     @classmethod
-    def make(cls, run: Run, S: list[int], rates: list[Fraction]) -> LevelJump | None:
+    def make(cls, run: Pool, S: list[int], rates: list[Fraction]) -> LevelJump | None:
         """A jumper, or ``None`` when int64 usage sums could overflow."""
         st = run.state
         D = st.data.demands

@@ -8,7 +8,7 @@ import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -16,8 +16,13 @@ from .level_jump import LevelJump
 from .placements import FirstFit, Placement
 from .state import INT64_SAFE, FillState
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .policies import DiscretePolicy
+
+class Keyed(Protocol):
+    """What the loops ask of a policy: the key of user ``i`` in a state
+    (:meth:`models.discrete.policies.DiscretePolicy.key`; the policies
+    module is above this one: its ``drive`` hook is handed a run)."""
+
+    def key(self, state: FillState, i: int) -> Any: ...
 
 
 def merge_placed(placed: list[Mapping[int, int]], rows: np.ndarray, n: int) -> None:
@@ -153,7 +158,7 @@ class Run:
             self._record(i, got)
         return max(got, 0)
 
-    def heap(self, pol: DiscretePolicy) -> None:
+    def heap(self, pol: Keyed) -> None:
         """One heap operation per decision (Algorithm 1 with a binary heap)."""
         st = self.state
         heap = [(pol.key(st, i), self.rank[i], i) for i in self._starters()]
@@ -169,7 +174,7 @@ class Run:
             if self._room(i) != 0:
                 heapq.heappush(heap, (pol.key(st, i), r, i))
 
-    def scan(self, pol: DiscretePolicy) -> None:
+    def scan(self, pol: Keyed) -> None:
         """Keys that depend on everybody: re-evaluate all at each decision."""
         active = self._starters()
         while active:

@@ -14,18 +14,30 @@ arithmetic elsewhere. With roles every agent sorts the role tree again
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from .._fill_kernel import fill_work
-from ..discrete import Run, merge_placed
+from ..discrete import FillState, Run, merge_placed
 from ..hierarchy import Tree
+from ..instance import Instance
 from ..kernels import choose, register_kernel
 from ._common import demand_floor
 
-if TYPE_CHECKING:
-    from .mesos import MesosShare
+
+class Sorter(Protocol):
+    """What an offer round asks of the Mesos sorter
+    (:class:`~models.variants.mesos.MesosShare` is one; it calls this
+    module, which is below it)."""
+
+    def prepared(self, instance: Instance) -> Any: ...
+
+    def tree(self, instance: Instance) -> Tree: ...
+
+    def constants(self, state: FillState) -> dict[str, Any]: ...
+
+    def node_keys(self, state: FillState, counts: list[int]) -> list[tuple[float, int, str]]: ...
 
 #: More tasks than any machine can hold (caps of unbounded users).
 _ALL = 1 << 62
@@ -246,7 +258,7 @@ def _sample() -> tuple[Any, ...]:
 register_kernel("mesos-offers", _flat_kernel, HELPERS, _sample, "placements")
 
 
-def _flat(share: MesosShare, run: Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
+def _flat(share: Sorter, run: Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
     st = run.state
     data = st.data
     prep = share.constants(st)
@@ -277,7 +289,7 @@ def _flat(share: MesosShare, run: Run, agents: np.ndarray, kernel: Callable[...,
     st.extra["mesos_counts"] = cnt.tolist()
 
 
-def _nested(share: MesosShare, run: Run, agents: np.ndarray) -> None:
+def _nested(share: Sorter, run: Run, agents: np.ndarray) -> None:
     st = run.state
     data = st.data
     tree: Tree = share.tree(st.instance)
@@ -301,7 +313,7 @@ def _nested(share: MesosShare, run: Run, agents: np.ndarray) -> None:
         active = [i for i in active if room(i) > 0]
 
 
-def offer_round(share: MesosShare, run: Run, seed: int) -> None:
+def offer_round(share: Sorter, run: Run, seed: int) -> None:
     """One pass over the agents in the seeded random order."""
     st = run.state
     # one generator per engine state: every allocation step (Engine.allocate) visits the agents in a

@@ -31,10 +31,6 @@ from .symmetry import NONE, Symmetries, symmetries
 INTERRUPTED = "interrupted"
 #: Seconds a case may overrun the deadline before its process is stopped.
 DEADLINE_GRACE: float = 2.0
-#: What a worker receives: policy, property, n, m, domain, case, deadline,
-#: weighted, capped, and the file to write the case's SMT-LIB2 script to
-#: (``None``: none).
-Job = tuple[str, str, int, int, str, Case, float, bool, bool, str | None]
 
 
 def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool = True, *,
@@ -161,8 +157,9 @@ def _drive(pending: list[Any], count: int, deadline: float, accept: Callable[[Ca
 
 
 def _start(ctx: Any, task: Any) -> tuple[Any, Any]:
-    """A worker process running ``task`` (a :data:`Job`, or a z3 result to
-    re-check and the deadline), and the pipe its result comes by."""
+    """A worker process running ``task`` (a :data:`~proofs.prover.solving.Job`,
+    or a z3 result to re-check and the deadline), and the pipe its result
+    comes by."""
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_worker, args=(task, send), daemon=True)
     proc.start()

@@ -14,10 +14,15 @@ import time
 
 from models import PolicyError
 
-from .driver import Job, label
 from .encodings import get_encoding
 from .properties import Query, get_negation
 from .result import SAT, UNKNOWN, UNSAT, CaseResult
+from .symbolic import Case
+
+#: What a worker receives: policy, property, n, m, domain, case, deadline,
+#: weighted, capped, and the file to write the case's SMT-LIB2 script to
+#: (``None``: none).
+Job = tuple[str, str, int, int, str, Case, float, bool, bool, str | None]
 
 
 def case_file(directory: str, policy: str, prop: str, n: int, m: int, domain: str, weighted: bool, capped: bool,
@@ -40,7 +45,7 @@ def case_script(job: Job) -> tuple[Query, str]:
     policy, prop, n, m, domain, case, _, weighted, capped, path = job
     enc = get_encoding(policy)
     query = get_negation(prop).build(enc, n, m, domain, case, weighted=weighted, capped=capped)
-    text = script(query.constraints, header(policy, prop, n, m, domain, weighted, capped, label(case, n),
+    text = script(query.constraints, header(policy, prop, n, m, domain, weighted, capped, case.label(n),
                                             enc.normalise))
     if path is not None:
         write(path, text)
@@ -64,7 +69,7 @@ def solve_case(job: Job) -> CaseResult:
     from .smtlib import z3_check, z3_version
     from .symbolic import evaluate
 
-    name, deadline = label(job[5], job[2]), job[6]
+    name, deadline = job[5].label(job[2]), job[6]
     if deadline - time.time() <= 0:
         return CaseResult(name, UNKNOWN, 0.0, reason="deadline reached before the case started")
     try:

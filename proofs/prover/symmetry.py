@@ -46,15 +46,12 @@ import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import z3
 
 from .symbolic import Market, market
 from .tracing import trace
-
-if TYPE_CHECKING:
-    from .encodings import Encoding
 
 #: The two kinds of symmetry.
 USERS, RESOURCES = "users", "resources"
@@ -102,6 +99,28 @@ class Symmetries:
         if not self.resources:
             text += "; resources keep their names (no renaming)"
         return text + (f" ({self.how})" if self.how else "")
+
+
+class Declared(Protocol):
+    """What the symmetry checks read of an encoding
+    (:class:`~proofs.prover.encodings.Encoding` is one; the encodings
+    import this module, which is below them): its normal form, its formula
+    and the symmetries it declares."""
+
+    @property
+    def normalise(self) -> str | None: ...
+
+    @property
+    def formula(self) -> Callable[[Market, Sequence[Any], str], list[Any]]: ...
+
+    @property
+    def anonymous(self) -> bool: ...
+
+    @property
+    def neutral(self) -> bool: ...
+
+    @property
+    def symmetry(self) -> Callable[[int, int, str], Symmetries] | None: ...
 
 
 #: No reduction.
@@ -189,7 +208,7 @@ def _permuted(mk: Market, p: Sequence[int], kind: str) -> Market:
     return Market([[row[k] for k in p] for row in mk.d], [mk.R[k] for k in p], mk.unit, mk.positive, dom, mk.w, mk.cap)
 
 
-def formula_issue(enc: Encoding, n: int, m: int, domain: str, kind: str, weighted: bool = False,
+def formula_issue(enc: Declared, n: int, m: int, domain: str, kind: str, weighted: bool = False,
                   capped: bool = False) -> str | None:
     """``None`` when z3 proves that ``enc``'s formula treats ``kind``
     (users or resources) alike on the ``n x m`` instances of ``domain`` a
@@ -215,14 +234,14 @@ def formula_issue(enc: Encoding, n: int, m: int, domain: str, kind: str, weighte
     return None
 
 
-def built_in(enc: Encoding) -> bool:
+def built_in(enc: Declared) -> bool:
     """Whether ``enc``'s formula comes from this package's encodings (its
     declared symmetries are tested, not re-checked per proof)."""
     return getattr(enc.formula, "__module__", "").startswith(BUILT_IN)
 
 
 @functools.lru_cache(maxsize=512)
-def symmetries(enc: Encoding, sizes: tuple[int, ...], m: int, domain: str, weighted: bool = False,
+def symmetries(enc: Declared, sizes: tuple[int, ...], m: int, domain: str, weighted: bool = False,
                capped: bool = False) -> Symmetries:
     """The symmetries a proof may use: those ``enc`` has at every number
     of users in ``sizes`` (the sizes the negation evaluates the policy at)

@@ -1,0 +1,1 @@
+"""The command line: the entry point and its Ctrl-C handling, argument parsing, one module per subcommand."""

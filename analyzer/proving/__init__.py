@@ -1,0 +1,1 @@
+"""Proving: the SMT front door (``prove``), the encoding guard, and the bounded discrete prover."""

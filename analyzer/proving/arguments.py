@@ -1,0 +1,35 @@
+"""The arguments every proof takes, checked once for both settings (the
+SMT proof of :mod:`analyzer.proving.smt` and the exhaustive one of
+:mod:`analyzer.proving.discrete`): the size, the demand domain, the
+timeout and the workers."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from models import PolicyError
+
+
+def validate_size(users: Any, resources: Any, domain: Any, timeout: Any, workers: Any, min_users: int,
+                  domains: tuple[str, ...]) -> None:
+    """Check the size, domain, timeout and workers of a proof (both settings).
+
+    Raises
+    ------
+    PolicyError
+        Naming the argument (a bad-input error, exit code 2 on the CLI).
+    """
+
+    def whole(value: Any, name: str, least: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise PolicyError(f"{name}: must be a whole number >= {least}, got {value!r}")
+
+    whole(users, "users", min_users)
+    whole(resources, "resources", 1)
+    if workers is not None:
+        whole(workers, "workers", 1)
+    if domain not in domains:
+        raise PolicyError(f"domain: must be one of {', '.join(domains)}, got {domain!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0 or math.isinf(timeout):
+        raise PolicyError(f"timeout: must be a positive number of seconds, got {timeout!r}")

@@ -1,0 +1,1 @@
+"""Property tables: the table, its formats, and its proof marks, continuous and discrete."""
