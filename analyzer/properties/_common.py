@@ -18,6 +18,7 @@ import numpy as np
 
 from models import Allocation, Instance, Policy, get_policy
 from models.allocation import exact_str
+from models.batching import run_batch
 from models.tolerances import (
     COMPARE_ATOL,
     COMPARE_RTOL,
@@ -250,7 +251,8 @@ class Evaluator:
             return known
         solver = self.policy.batch_solver() if self.mode == CONTINUOUS else None
         if solver is not None:
-            x, ok = solver(instance.demands[None], instance.capacity, instance.weights, instance.max_tasks[None])
+            x, ok = run_batch(solver, instance.demands[None], instance.capacity, instance.weights,
+                              instance.max_tasks[None])
             if ok[0]:
                 return x[0]
         return self.direct(instance)
