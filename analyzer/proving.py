@@ -127,7 +127,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     each satisfiable case's witness exactly, and conclude (status
     ``"unknown"`` with the reason when the policy or the class cannot be
     encoded)."""
-    from proofs.prover.driver import run_cases, split
+    from proofs.prover.driver import check_size, run_cases, split
     from proofs.prover.encodings import Unencodable, get_encoding
     from proofs.prover.properties import get_negation
     from proofs.prover.result import UNDECIDED, ProofResult
@@ -141,6 +141,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         result.reason = str(e)
         result.assumptions = assumptions(users, resources, domain, None, 0, weighted, capped)
         return result
+    check_size(pol, prop, users, resources)  # before the cross-check builds the first formula
     result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped)
     why = (enc.covers(weighted, capped) or neg.covers(weighted, capped)
            or (enc.validate(users, resources, domain) if enc.validate else None)

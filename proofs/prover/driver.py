@@ -11,6 +11,7 @@ common deadline.
 from __future__ import annotations
 
 import itertools
+import math
 import multiprocessing
 import os
 import signal
@@ -18,6 +19,8 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import wait
 from typing import Any
+
+from models.limits import MAX_PROVE_CASES, MAX_PROVE_ENTRIES, MAX_PROVE_ENUMERATION, refuse_above
 
 from .encodings import get_encoding
 from .properties import get_negation
@@ -39,16 +42,52 @@ Job = tuple[str, str, int, int, str, Case, float, bool, bool]
 def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool = True) -> list[Case]:
     """The cases whose union covers every instance of the fragment (up to
     symmetry; every dominant-resource assignment when not ``symmetric``,
-    the baseline of ``benchmarks/bench_prove.py``)."""
+    the baseline of ``benchmarks/bench_prove.py``).
+
+    Raises
+    ------
+    SizeLimitError
+        For a size :func:`check_size` refuses.
+    """
     enc, neg = get_encoding(policy), get_negation(prop)
     if domain not in DOMAINS:
         raise ValueError(f"domain: must be one of {', '.join(DOMAINS)}, got {domain!r}")
+    check_size(policy, prop, n, m, symmetric)
     if enc.normalise != "max":
         return [None]
     if not symmetric:
         return list(itertools.product(range(m), repeat=n + neg.extra_rows))
     fixed, free = neg.roles(n)
     return list(dominant_cases(m, tuple(fixed), tuple(free), neg.extra_rows))
+
+
+def check_size(policy: str, prop: str, n: int, m: int, symmetric: bool = True) -> None:
+    """Refuse, before any formula is built, a proof past
+    :data:`~models.limits.MAX_PROVE_ENTRIES` demand entries, or whose case
+    split (:func:`split`) would have more than
+    :data:`~models.limits.MAX_PROVE_CASES` cases or take more than
+    :data:`~models.limits.MAX_PROVE_ENUMERATION` steps to enumerate
+    (counted, not enumerated).
+
+    Raises
+    ------
+    SizeLimitError
+    """
+    refuse_above("users", n * m, MAX_PROVE_ENTRIES, f"demand entries ({n} users x {m} resources) in one formula",
+                 "the formulas grow with users^2 x resources")
+    enc, neg = get_encoding(policy), get_negation(prop)
+    if enc.normalise != "max":
+        return
+    rows = n + neg.extra_rows
+    if not symmetric:
+        refuse_above("users", float(m) ** rows, MAX_PROVE_CASES, f"proof cases on {m} resources")
+        return
+    fixed, free = neg.roles(n)
+    assignments = float(m) ** (len(fixed) + neg.extra_rows) * math.comb(m + len(free) - 1, len(free))
+    refuse_above("users", assignments, MAX_PROVE_CASES, f"dominant-resource assignments on {m} resources",
+                 "the case split is enumerated before the first case is solved")
+    refuse_above("resources", assignments * math.factorial(min(m, rows)), MAX_PROVE_ENUMERATION,
+                 "steps to reduce the case split by symmetry")
 
 
 def label(case: Case, n: int) -> str:

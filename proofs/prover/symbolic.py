@@ -193,12 +193,15 @@ def dominant_cases(m: int, fixed: tuple[int, ...], free: tuple[int, ...], extra:
     """
     n = len(fixed) + len(free)
     out: set[tuple[int, ...]] = set()
-    perms = list(itertools.permutations(range(m)))
     for head in itertools.product(range(m), repeat=len(fixed)):
         for bag in itertools.combinations_with_replacement(range(m), len(free)):  # free users: a multiset
             for tail in itertools.product(range(m), repeat=extra):
+                # the least image maps the u resources used onto 0..u-1 (compressing labels lowers
+                # every entry and keeps their order), so u! orders of them stand for all m! permutations
+                used = sorted({*head, *bag, *tail})
                 f, s, e = min((tuple(p[v] for v in head), tuple(sorted(p[v] for v in bag)), tuple(p[v] for v in tail))
-                              for p in perms)
+                              for p in (dict(zip(used, order, strict=True))
+                                        for order in itertools.permutations(range(len(used)))))
                 dom = [0] * (n + extra)
                 for k, u in enumerate(fixed):
                     dom[u] = f[k]
