@@ -4,8 +4,10 @@ Subcommands live one per module in :mod:`analyzer.commands`; each module
 defines ``register(subparsers)`` that adds its parser and sets ``run``.
 
 Exit codes: 0 success; 1 a check found a violation; 2 bad input (one line
-on stderr naming the file and field, never a traceback); 3 a solver failed;
-130 interrupted.
+on stderr naming the file and field, never a traceback), also a size past
+:mod:`models.limits`; 3 a solver failed (no solver answered an instance,
+:class:`~models.errors.SolverFailure`, naming the policy and the
+instance); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -135,8 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except (UsageError, InstanceError, PolicyError, SolverOptionError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
-    except SolverError as exc:
+    except SolverError as exc:  # SolverFailure: no solver answered one instance (named)
         return fail(str(exc), EXIT_SOLVER)
+    except MemoryError:  # past models.limits' sizes, a size the machine cannot hold: still one line
+        return fail("out of memory: a size or budget asked for is too large for this machine", EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
     except BrokenPipeError:
