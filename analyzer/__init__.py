@@ -21,6 +21,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "solve": (".api", "solve"),
     "Comparison": (".comparison", "Comparison"),
     "check": (".checking", "check"),
+    "DynamicRun": (".dynamics.result", "DynamicRun"),
+    "dynamic_run": (".dynamics.result", "dynamic_run"),
     "progressive_filling": (".discrete", "progressive_filling"),
     "load_policy_file": (".policy_file", "load_policy_file"),
     "PropertyTable": (".table", "PropertyTable"),
@@ -30,6 +32,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "simulate": (".simulation", "simulate"),
     "load_trace": (".simulation", "load_trace"),
     "worst_case": (".worst.core", "worst_case"),
+    "frontier": (".frontiers.core", "frontier"),
 }
 
 
@@ -43,13 +46,15 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    """Every public name, the lazily loaded ones included (tab completion)."""
-    return sorted(set(globals()) | set(__all__))
+    """Exactly the public names, the lazily loaded ones included (tab
+    completion): not the submodules that loading them binds here."""
+    return sorted(__all__)
 
 
 __all__ = [
     "Allocation",
     "Comparison",
+    "DynamicRun",
     "Instance",
     "InstanceError",
     "Policy",
@@ -59,6 +64,8 @@ __all__ = [
     "as_instance",
     "available",
     "check",
+    "dynamic_run",
+    "frontier",
     "get_policy",
     "load_policy_file",
     "load_trace",

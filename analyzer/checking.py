@@ -7,7 +7,7 @@ from typing import Any
 from models import Policy, PolicyError, get_policy
 
 from .api import as_instance
-from .properties.base import CONTINUOUS, Property, Violation, check_mode, get_property
+from .properties.base import CONTINUOUS, DYNAMIC, Property, Violation, check_mode, get_property, require_defined
 
 
 def check(
@@ -28,8 +28,10 @@ def check(
     property : str or Property
         A property name (``"strategy-proofness"``; see ``fairalloc
         properties``) or object.
-    mode : {"continuous", "discrete"}
-        The setting (Ghodsi et al., NSDI 2011, Sections 4-5 or Section 6).
+    mode : {"continuous", "discrete", "dynamic"}
+        The setting (Ghodsi et al., NSDI 2011, Sections 4-5 or 6), or the
+        dynamic one (Kash, Procaccia and Shah, JAIR 51, 2014): users arrive
+        in the user order, a static policy is recomputed at every arrival.
 
     Returns
     -------
@@ -41,8 +43,9 @@ def check(
     Raises
     ------
     PolicyError
-        For an unknown policy, property or mode, or a policy that does not
-        apply to the instance.
+        For an unknown policy, property or mode, a property of one setting
+        checked in the other (static and dynamic), or a policy that does
+        not apply to the instance.
 
     Examples
     --------
@@ -57,6 +60,9 @@ def check(
     pol = get_policy(policy)
     prop = get_property(property)
     check_mode(mode)
+    require_defined(prop, mode)
+    if mode == DYNAMIC and pol.discrete_only:
+        raise PolicyError(f"policy {pol.label!r} is defined for whole tasks only: it has no dynamic run")
     reason = pol.supports(inst)
     if reason is not None:
         raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")

@@ -225,10 +225,9 @@ def add_file_argument(parser: argparse.ArgumentParser, help_extra: str = "") -> 
 
 
 def _note(message: str) -> None:
-    """One line on stderr, for a person at a terminal (like the progress
-    bars): neither an error nor a warning, so not in captured output."""
-    if sys.stderr.isatty():
-        print(f"fairalloc: {message}", file=sys.stderr, flush=True)
+    """One line on stderr, terminal or not (a compilation that makes a
+    script wait says so): neither an error nor a warning."""
+    print(f"fairalloc: {message}", file=sys.stderr, flush=True)
 
 
 def fail(message: str, code: int) -> int:

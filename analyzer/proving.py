@@ -12,8 +12,8 @@ deviation).
 
 from __future__ import annotations
 
-import functools
 import math
+import os
 import time
 from collections.abc import Callable
 from fractions import Fraction
@@ -22,6 +22,7 @@ from typing import Any
 from models import Instance, PolicyError, get_policy
 from models.registry import Registry
 
+from .encoding_guard import encoding_mismatch
 from .properties._lie_reports import coprime_integers
 from .properties.base import Violation, get_property
 
@@ -34,13 +35,15 @@ Verifier = Callable[[str, Instance, dict[str, Any]], "Violation | None"]
 VERIFIERS: Registry[Verifier] = Registry("witness verifier")
 
 
-#: The settings :func:`prove` decides.
-SETTINGS: tuple[str, ...] = ("continuous", "discrete")
+#: The settings :func:`prove` decides (``"dynamic"``: users arrive in
+#: order, the properties of Kash, Procaccia and Shah, JAIR 51, 2014).
+SETTINGS: tuple[str, ...] = ("continuous", "discrete", "dynamic")
 
 
 def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, domain: str = "positive",
           weighted: bool = False, capped: bool = False, setting: str = "continuous", bound: int | None = None,
-          timeout: float = 60, workers: int | None = None) -> Any:
+          timeout: float = 60, workers: int | None = None, mode: str | None = None,
+          emit_smt2: str | os.PathLike[str] | None = None) -> Any:
     """Prove or refute that ``policy`` has ``property`` on every instance
     with ``users`` users and ``resources`` resources.
 
@@ -58,22 +61,23 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     weighted, capped : bool
         Any weights ``w_i > 0`` / task caps (the checker's weighted
         definitions, Ghodsi et al., NSDI 2011, Section 4.3).
-    setting, bound : {"continuous", "discrete"}, int or None
+    setting, bound : {"continuous", "discrete", "dynamic"}, int or None
         ``"discrete"``: every integer instance with entries in ``1..bound``
-        (:mod:`analyzer.proving_discrete`; ``bound`` only there).
-    timeout : float
-        Wall-clock seconds for the whole proof.
-    workers : int or None
-        Processes solving cases in parallel (default: the CPU count).
+        (:mod:`analyzer.proving_discrete`; ``bound`` only there); ``mode`` is ``setting`` as ``check`` names it.
+    timeout, workers : float, int or None
+        Wall-clock seconds for the whole proof; processes (default: CPUs).
+    emit_smt2 : path or None
+        A directory for every case's SMT-LIB2 script (:mod:`proofs.prover.smtlib`).
 
     Returns
     -------
     ProofResult
-        ``.status`` ``"proved"``, ``"counterexample"`` (``.counterexample``
-        re-verified by the checker: exactly, or numerically with ``.note``
-        saying so for a policy without an exact solver, e.g. FDS/GFJ at a
-        finite ``beta != 1``) or ``"unknown"`` (``.reason``); ``.cases``;
-        ``.assumptions``.
+        ``.status`` ``"proved"`` (z3 and cvc5 agreed; ``.solvers``),
+        ``"counterexample"`` (``.counterexample`` re-verified by the checker:
+        exactly, or numerically with ``.note`` saying so for a policy without
+        an exact solver, e.g. FDS/GFJ at a finite ``beta != 1``), ``"vacuous"``
+        (no feasible allocation violates it at that size) or ``"unknown"``
+        (both: ``.reason``); ``.cases``; ``.assumptions``.
 
     Raises
     ------
@@ -85,11 +89,11 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
     >>> prove("drf", "sharing-incentive", 2, 2, workers=1).status
     'proved'
     >>> r = prove("asset", "sharing-incentive", 2, 2, workers=1)
-    >>> r.status, r.counterexample.exact
-    ('counterexample', True)
+    >>> r.status, r.counterexample.exact, prove("drf", "single-resource-fairness", 2, 2).status
+    ('counterexample', True, 'vacuous')
     """
     from proofs.prover.symbolic import DOMAINS
-    _validate_class(setting, bound, weighted, capped)
+    setting, emit = _setting(setting, mode, property, bound, weighted, capped, emit_smt2)
     if setting == "discrete":
         return _discrete()(policy, property, users, resources, bound=bound, domain=domain, weighted=weighted,
                            capped=capped, timeout=timeout, workers=workers)
@@ -97,7 +101,25 @@ def prove(policy: str, property: str, users: int = 2, resources: int = 2, *, dom
 
     pol, prop = get_policy(policy).label, get_property(property).name
     _validate(users, resources, domain, timeout, workers, get_negation(prop).min_users, DOMAINS)
-    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped)
+    return _run_proof(pol, prop, users, resources, domain, timeout, workers, weighted, capped, setting, emit)
+
+
+def _setting(setting: str, mode: str | None, prop: str, bound: Any, weighted: Any, capped: Any,
+             emit_smt2: Any = None) -> tuple[str, str | None]:
+    """The setting asked for (``mode`` names it as ``check`` does), checked
+    with the class (:func:`_validate_class`): one the property is defined
+    in (a dynamic property in the dynamic setting only, the others outside
+    it; :mod:`proofs.prover.encodings.dynamic` encodes the dynamic steps);
+    and the directory of ``emit_smt2`` (or ``None``)."""
+    from .properties.base import require_defined
+
+    if mode is not None:
+        if setting != "continuous" and setting != mode:
+            raise PolicyError(f"mode: {mode!r} contradicts setting={setting!r} (give one of them)")
+        setting = mode
+    emit = _validate_class(setting, bound, weighted, capped, emit_smt2)
+    require_defined(get_property(prop), setting)
+    return setting, emit
 
 
 def _discrete() -> Callable[..., Any]:
@@ -111,7 +133,8 @@ def _discrete() -> Callable[..., Any]:
     return prove_discrete
 
 
-def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> None:
+def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any, emit_smt2: Any = None) -> str | None:
+    """Check the class flags; the directory of ``emit_smt2`` (or ``None``)."""
     if setting not in SETTINGS:
         raise PolicyError(f"setting: must be one of {', '.join(SETTINGS)}, got {setting!r}")
     if setting != "discrete" and bound is not None:
@@ -119,18 +142,26 @@ def _validate_class(setting: Any, bound: Any, weighted: Any, capped: Any) -> Non
     for flag, value in (("weighted", weighted), ("capped", capped)):
         if not isinstance(value, bool):
             raise PolicyError(f"{flag}: must be True or False, got {value!r}")
+    if emit_smt2 is None:
+        return None
+    from proofs.prover.smtlib import emit_directory
+
+    return emit_directory(emit_smt2, setting)
 
 
 def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, timeout: float,
-               workers: int | None, weighted: bool = False, capped: bool = False) -> Any:
-    """:func:`prove` on validated arguments: solve the cases, re-verify
-    each satisfiable case's witness exactly, and conclude (status
+               workers: int | None, weighted: bool = False, capped: bool = False, setting: str = "continuous",
+               emit: str | None = None) -> Any:
+    """:func:`prove` on validated arguments: say "vacuous" when no feasible
+    allocation violates the property at the size, else solve the cases,
+    re-verify each satisfiable case's witness exactly, and conclude (status
     ``"unknown"`` with the reason when the policy or the class cannot be
     encoded)."""
     from proofs.prover.driver import check_size, run_cases, split
     from proofs.prover.encodings import Unencodable, get_encoding
     from proofs.prover.properties import get_negation
-    from proofs.prover.result import UNDECIDED, ProofResult
+    from proofs.prover.result import UNDECIDED, ProofResult, verdict_solvers
+    from proofs.prover.vacuity import below_speaking_size
 
     t0 = time.perf_counter()
     neg = get_negation(prop)
@@ -138,17 +169,16 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     try:
         enc = get_encoding(pol)
     except Unencodable as e:
-        result.reason = str(e)
-        result.assumptions = assumptions(users, resources, domain, None, 0, weighted, capped)
+        enc, result.reason = None, str(e)
+    if enc is not None:
+        check_size(pol, prop, users, resources)  # before the first formula (vacuity, cross-check) is built
+    result.assumptions = assumptions(users, resources, domain, None if enc is None else enc.normalise, 0, weighted,
+                                     capped, setting)
+    if _settled(result, neg, enc, weighted, capped):
+        result.seconds = time.perf_counter() - t0
         return result
-    check_size(pol, prop, users, resources)  # before the cross-check builds the first formula
-    result.assumptions = assumptions(users, resources, domain, enc.normalise, 0, weighted, capped)
-    why = (enc.covers(weighted, capped) or neg.covers(weighted, capped)
-           or (enc.validate(users, resources, domain) if enc.validate else None)
-           or encoding_mismatch(pol, enc, users, resources, domain, weighted, capped))
-    if why:
-        result.reason = why
-        return result
+    assert enc is not None  # _settled returns True without an encoding
+    result.assumptions["symmetries"] = _symmetries(pol, prop, users, resources, domain, weighted, capped)
     found: list[Violation] = []
 
     def accept(case: Any) -> bool:
@@ -158,76 +188,65 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         return v is not None
 
     cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept,
-                         weighted=weighted, capped=capped)
-    planned = len(split(pol, prop, users, resources, domain))
+                         weighted=weighted, capped=capped, emit=emit)
+    planned = len(split(pol, prop, users, resources, domain, weighted=weighted, capped=capped))
     result.cases = cases
     result.assumptions["cases"] = planned
-    _conclude(result, found, planned, neg.resources)
+    _conclude(result, found, planned)
+    if result.status != UNDECIDED:
+        result.note = result.note or below_speaking_size(prop, users, resources)
+    result.solvers = verdict_solvers(result.status, cases)
     result.seconds = time.perf_counter() - t0
     return result
 
 
-#: Seeded instances on which :func:`prove` checks an encoding against its
-#: policy's exact solver before trusting it.
-CROSSCHECK_INSTANCES = 2
-CROSSCHECK_SEED = 21
+def _settled(result: Any, neg: Any, enc: Any, weighted: bool, capped: bool) -> bool:
+    """Whether ``result`` is decided before solving: ``"vacuous"`` (no
+    feasible allocation violates the property at the size, whatever the
+    policy), or ``"unknown"`` with the reason (no encoding, a class the
+    negation or the encoding does not cover, an encoding not to be trusted
+    at one of the sizes the negation uses)."""
+    from proofs.prover.result import VACUOUS
+    from proofs.prover.vacuity import vacuity
+
+    n, m, domain = result.users, result.resources, result.domain
+    why = neg.covers(weighted, capped)
+    empty = None if why else vacuity(result.property, n, m, domain, weighted, capped)
+    if empty:
+        result.status, result.reason = VACUOUS, empty
+        return True
+    if enc is None:
+        return True
+    why = why or enc.covers(weighted, capped) or _encoding_issue(result.policy, enc, neg.sizes(n), m, domain,
+                                                                 weighted, capped)
+    result.reason = why or ""
+    return bool(why)
 
 
-def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bool, count: int = CROSSCHECK_INSTANCES,
-                         seed: int = CROSSCHECK_SEED) -> list[Instance]:
-    """``count`` small integer instances of the class (same seed, same
-    instances): demands in ``1..5`` (``0..5`` with zeros, each user needing
-    something), capacities in ``2..11``, weights in ``1..3``, caps in
-    ``0..3`` (halves) or none."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(count):
-        D = rng.integers(0 if domain == "zeros" else 1, 6, size=(n, m))
-        D[D.sum(axis=1) == 0, 0] = 1
-        R = rng.integers(2, 12, size=m)
-        w = [int(v) for v in rng.integers(1, 4, size=n)] if weighted else None
-        k = [Fraction(int(v), 2) if v >= 0 else None for v in rng.integers(-1, 7, size=n)] if capped else None
-        out.append(Instance.from_exact([int(v) for v in R], [[int(v) for v in row] for row in D], weights=w,
-                                       max_tasks=k))
-    return out
-
-
-def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
-                      ) -> str | None:
-    """Why ``enc`` is not ``policy``'s allocation on one of the
-    :func:`crosscheck_instances` (``None`` when it is on all of them): the
-    prover must be able to fail when an encoding is wrong, not prove what
-    a wrong formula satisfies."""
-    return _mismatch(policy, type(get_policy(policy)), enc, n, m, domain, weighted, capped)
-
-
-@functools.lru_cache(maxsize=512)
-def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
-              ) -> str | None:
-    """:func:`encoding_mismatch`, once per policy class, encoding and class
-    of instances in a process."""
-    from proofs.prover.crosscheck import disagreement
-
-    from .api import solve
-
-    for inst in crosscheck_instances(n, m, domain, weighted, capped):
-        try:
-            alloc = solve(inst, policy, exact=True)
-        except PolicyError:
-            continue
-        what = disagreement(enc, inst, alloc.x_exact if alloc.exact else None, list(alloc.x), weighted, capped)
-        if what:
-            return f"{policy}: the encoding disagrees with the policy's solver on {inst.describe()}: {what}"
+def _encoding_issue(pol: str, enc: Any, sizes: tuple[int, ...], m: int, domain: str, weighted: bool,
+                    capped: bool) -> str | None:
+    """Why the encoding cannot be trusted at one of ``sizes`` users (the
+    negation may evaluate the policy with a user fewer): a size or domain
+    it does not cover, or a disagreement with the policy's solver."""
+    for n in sizes:
+        why = ((enc.validate(n, m, domain) if enc.validate else None)
+               or encoding_mismatch(pol, enc, n, m, domain, weighted, capped))
+        if why:
+            return why
     return None
 
 
-def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int | None) -> None:
+def _symmetries(pol: str, prop: str, n: int, m: int, domain: str, weighted: bool, capped: bool) -> str:
+    """The reductions the split uses, in words."""
+    from proofs.prover.driver import case_symmetries
+
+    return case_symmetries(pol, prop, n, m, domain, weighted, capped).words()
+
+
+def _conclude(result: Any, found: list[Violation], planned: int) -> None:
     """Set ``result``'s status and note from its cases: a re-verified
     witness refutes, every one of the ``planned`` cases unsatisfiable
-    proves (vacuously when the property speaks only of ``speaks_of``
-    resources), anything else is unknown and the note says why."""
+    proves, anything else is unknown and the note says why."""
     from proofs.prover.result import COUNTEREXAMPLE, PROVED, SAT, UNSAT
 
     cases = result.cases
@@ -238,8 +257,6 @@ def _conclude(result: Any, found: list[Violation], planned: int, speaks_of: int 
                            "(floats, by the confirmation margins NUMERIC_CONFIRM_RTOL/ATOL)")
     elif len(cases) == planned and all(c.status == UNSAT for c in cases):
         result.status = PROVED
-        if speaks_of is not None and speaks_of != result.resources:
-            result.note = f"holds vacuously: the property speaks only of {speaks_of} resource(s)"
     elif any(c.status == SAT for c in cases):
         result.reason = "z3 found a candidate counterexample that the exact re-check did not confirm"
     else:
@@ -263,9 +280,10 @@ def _validate(users: Any, resources: Any, domain: Any, timeout: Any, workers: An
 
 
 def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, weighted: bool = False,
-                capped: bool = False) -> dict[str, Any]:
+                capped: bool = False, setting: str = "continuous") -> dict[str, Any]:
     """The encoded fragment, in words."""
-    import z3
+    from proofs.prover.cvc5_check import cvc5_version
+    from proofs.prover.smtlib import z3_version
 
     scale = {"max": "each user's largest demand share is 1 (bundles do not depend on task size)",
              "sum": "each user's demand shares sum to 1 (bundles do not depend on task size)",
@@ -276,8 +294,9 @@ def assumptions(n: int, m: int, domain: str, normalise: str | None, cases: int, 
         "capacities": "any > 0 (normalised to 1: the policies and properties are invariant under scaling a resource)",
         "user scale normalisation": scale,
         "weights": "any > 0" if weighted else "equal (unweighted)",
-        "caps": "any task caps >= 0 or none" if capped else "none", "setting": "continuous tasks",
-        "solver": f"z3 {z3.get_version_string()}, exact real arithmetic",
+        "caps": "any task caps >= 0 or none" if capped else "none",
+        "setting": "dynamic: users arrive in order, continuous tasks" if setting == "dynamic" else "continuous tasks",
+        "solver": f"{z3_version()}, exact real arithmetic; every unsat re-checked by {cvc5_version()}",
         "cases": cases,
     }
 
@@ -312,15 +331,18 @@ def witness_instance(witness: dict[str, Any], scale_users: bool) -> tuple[Instan
 
 
 def _reverify(policy: str, prop: str, scale_users: bool, witness: dict[str, Any] | None) -> Violation | None:
-    """The SMT witness checked exactly by the existing checker."""
+    """The SMT witness checked exactly by the existing checker (the users
+    in the negation's roles, ``"roles"``, passed on to a verifier)."""
     if witness is None:
         return None
     from .checking import check
 
-    inst, extra = witness_instance(witness, scale_users)
+    roles = [int(u) for u in witness.get("roles", [])]
+    inst, extra = witness_instance({k: v for k, v in witness.items() if k != "roles"}, scale_users)
+    extra["roles"] = roles
     if prop in VERIFIERS:
         return VERIFIERS.get(prop)(policy, inst, extra)
-    return check(policy, inst, prop)
+    return check(policy, inst, prop, mode="dynamic" if "dynamic" in get_property(prop).modes else "continuous")
 
 
 @VERIFIERS.register("strategy-proofness")
@@ -329,7 +351,8 @@ def _lie(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None
     from .properties.strategy_proofness import StrategyProofness
 
     ev = Evaluator(policy)
-    return StrategyProofness().verify_report(ev, inst, ev.verified(inst), 0, extra["report"])
+    liar = extra["roles"][0] if extra.get("roles") else 0
+    return StrategyProofness().verify_report(ev, inst, ev.verified(inst), liar, extra["report"])
 
 
 @VERIFIERS.register("resource-monotonicity")
@@ -342,3 +365,23 @@ def _growth(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | N
     grown = ", ".join(f"{r} {show(c)}" for r, c in zip(inst.resources, cap, strict=True))
     return ResourceMonotonicity().verify_growth(ev, inst, ev.verified(inst), cap,
                                                 f"when the capacities grow to {grown}")
+
+
+@VERIFIERS.register("dynamic-strategy-proofness")
+def _dynamic_lie(policy: str, inst: Instance, extra: dict[str, Any]) -> Violation | None:
+    """The report tried by every user in turn (the SMT witness does not say
+    who lies), verified on the exact deviated instance, every step."""
+    from .properties._dynamic import DynamicEvaluator
+    from .properties.dynamic_strategy_proofness import DynamicStrategyProofness
+
+    ev = DynamicEvaluator(policy)
+    xe = ev.verified(inst)
+    prop = DynamicStrategyProofness()
+    for i in range(inst.n):
+        need = inst.demands_exact[i]
+        if any(d > 0 and r == 0 for d, r in zip(need, extra["report"], strict=True)):
+            continue  # that user needs a resource the report leaves out: not its lie
+        v = prop.verify_report(ev, inst, xe, i, list(extra["report"]))
+        if v is not None:
+            return v
+    return None

@@ -26,6 +26,7 @@ from typing import Any
 from models import PolicyError, get_policy
 
 from .bounded.deciders import DECIDERS
+from .bounded.digest import definition_digests
 from .bounded.space import DOMAINS, Space
 from .bounded.store import Progress, load, save
 from .bounded.symmetry import RESOURCE_SYMMETRIC
@@ -119,11 +120,17 @@ def _prove(pol: Any, prop: str, space: Space, timeout: float, workers: int | Non
     job = Job(pol.label, prop, space, pol.name in RESOURCE_SYMMETRIC and prop in DECIDERS)
     run = {"policy": job.policy, "property": job.property, "class": space.to_dict(), "resources": job.resources,
            "chunk": _chunk(space)}
+    if resume is not None:  # what the verdict depends on: a file of another definition is refused
+        run.update(definition_digests(pol, get_property(prop)))
     state = load(resume, run)
     forget_contexts()
     t0 = time.perf_counter()
     hit, why = _drive(job, state, resume, workers, scheduler, t0 + timeout, stop, progress)
     _conclude(result, job, state, hit, why, resume)
+    if result.status != "unknown":
+        from .cli import package_version
+
+        result.solvers = (f"exhaustive enumeration, fairalloc {package_version()}",)
     result.seconds = time.perf_counter() - t0
     for case in result.cases:
         case.seconds = result.seconds

@@ -26,7 +26,7 @@ from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
 from .formats import Document, render, render_tables
-from .properties.base import CONTINUOUS, Property, available_properties
+from .properties.base import CONTINUOUS, DISCRETE, DYNAMIC, Property, available_properties
 from .render import Table, to_json
 from .searching.classes import InstanceClass
 from .searching.engine import run_cell
@@ -131,20 +131,18 @@ class PropertyTable:
         state = " (interrupted: table so far)" if self.interrupted else ""
         return f"Property table{state}" + (f" ({suffix})" if suffix else "")
 
+    def cell_evidence(self, policy: str, prop: str) -> str:
+        """The cell's evidence in one line: its counterexample (instance and
+        sentence), or its instance count and class, and its proof."""
+        r = self.get(policy, prop)
+        if r is None:
+            return "not searched"
+        skipped = f" [{r.errors} instances skipped: solver error: {r.error}]" if r.errors else ""
+        return self._evidence(policy, prop, r) + skipped
+
     def notes(self) -> list[str]:
         """One line per cell with its evidence (counterexample or count)."""
-        out = []
-        for q in self.properties:
-            for p in self.policies:
-                r = self.get(p, q)
-                if r is None:
-                    out.append(f"{p} / {q}: not searched")
-                    continue
-                line = f"{p} / {q}: {self._evidence(p, q, r)}"
-                if r.errors:
-                    line += f" [{r.errors} instances skipped: solver error: {r.error}]"
-                out.append(line)
-        return out
+        return [f"{p} / {q}: {self.cell_evidence(p, q)}" for q in self.properties for p in self.policies]
 
     def to_text(self) -> str:
         """Terminal table of ✓/✗ plus one line of evidence per cell."""
@@ -203,9 +201,16 @@ class PropertyTable:
                           interrupted=self.interrupted)
 
     def _repr_html_(self) -> str:
-        """The ✓/✗ grid (:meth:`to_pandas` has the evidence of every cell)."""
+        """The ✓/✗ grid, each cell's evidence as its title (shown under the
+        pointer), then the evidence of every cell as the terminal prints it:
+        a ✗ cell's counterexample (instance and sentence), a ✓ cell's
+        instance count and class and, when proved, the sizes proved."""
         grid = self._grid(False)
-        return html_table(grid.headers, grid.rows, grid.title)
+        evidence = [[p, q, self.cell_evidence(p, q)] for q in self.properties for p in self.policies]
+        tips = [[None, *(evidence[i * len(self.policies) + j][2] for j in range(len(self.policies)))]
+                for i in range(len(self.properties))]
+        return (html_table(grid.headers, grid.rows, grid.title, titles=tips) + "\n"
+                + html_table(["policy", "property", "evidence"], evidence, "evidence per cell"))
 
     def to_pandas(self) -> Any:
         """A tidy ``pandas.DataFrame``: one row per policy x property (the
@@ -237,7 +242,7 @@ class TableRun:
                  budget: int = DEFAULT_BUDGET, seed: int = 0, instance_class: InstanceClass | str | None = None,
                  mode: str = CONTINUOUS, out: str | None = None, resume: bool = False, workers: int | None = None,
                  on_cell: Callable[[SearchResult], None] | None = None, scheduler: Any = None) -> None:
-        props = list(properties) if properties is not None else default_properties()
+        props = list(properties) if properties is not None else default_properties(mode)
         self.cells = [make_cell(p, q, budget, seed, instance_class, mode) for q in props for p in policies]
         pols = list(dict.fromkeys(c.policy.label for c in self.cells))
         names = list(dict.fromkeys(c.prop.name for c in self.cells))
@@ -307,7 +312,7 @@ def undefined(cell: Cell) -> str | None:
     one without a discrete form (CEEI) in the discrete setting."""
     if (why := cell.prop.undefined_in(cell.mode)) is not None:
         return why
-    if cell.mode == CONTINUOUS:
+    if cell.mode != DISCRETE:  # continuous, or dynamic (a static policy recomputed at every arrival)
         return f"policy {cell.policy.label!r} is defined for whole tasks only" if cell.policy.discrete_only else None
     from models.discrete import get_discrete_policy
 
@@ -318,10 +323,14 @@ def undefined(cell: Cell) -> str | None:
     return None
 
 
-def default_properties() -> list[str]:
-    """Every registered property, in the paper's Table 2 order first."""
-    names = list(available_properties())
-    return [p for p in PAPER_ORDER if p in names] + sorted(p for p in names if p not in PAPER_ORDER)
+def default_properties(mode: str = CONTINUOUS) -> list[str]:
+    """Every registered property of the setting's kind, in the paper's
+    Table 2 order first, then by
+    :attr:`~analyzer.properties.base.Property.order`: the properties of one
+    allocation in the continuous and discrete settings, those of the
+    dynamic setting in it."""
+    names = [p for p, cls in available_properties().items() if (DYNAMIC in cls.modes) == (mode == DYNAMIC)]
+    return [p for p in PAPER_ORDER if p in names] + [p for p in names if p not in PAPER_ORDER]
 
 
 def _star_run_one(args: tuple[Cell, Recorder, dict[str, Any] | None]) -> SearchResult:
@@ -349,8 +358,8 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     instance_class : InstanceClass or str, optional
         Default: the paper's class.
     mode : str
-        ``"continuous"`` or ``"discrete"``; a property undefined in it is n/a,
-        with the reason (:meth:`~analyzer.properties.base.Property.undefined_in`).
+        ``"continuous"``, ``"discrete"`` or ``"dynamic"`` (default properties:
+        that kind's); a property undefined in it is n/a, with the reason.
     out : str, optional
         JSON-lines file to stream results to (:mod:`analyzer.searching.stream`).
     resume : bool

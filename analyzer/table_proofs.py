@@ -4,6 +4,12 @@ where :func:`analyzer.prove` proves the property at every size up to
 ``N x M``, in the class of the cell: weighted and capped when the class
 allows weights and caps, and in both demand domains (positive demands,
 and zero entries allowed) so that the table says which holds.
+
+Every cell is proved at least up to the size its property speaks from
+(:attr:`proofs.prover.properties.Negation.speaks`: population
+monotonicity from 3 users), so a "proved" covers a size where the property
+constrains the policy; the mark states the sizes it covers (``✓ (proved ≤
+3x2)``).
 """
 
 from __future__ import annotations
@@ -60,7 +66,8 @@ class CellProof:
     ----------
     max_users, max_resources : int
         The sizes asked for: every ``n <= max_users``, ``m <= max_resources``
-        the property speaks about.
+        the property speaks about (the proof goes at least up to the size
+        the property speaks from: :attr:`covers` says how far it went).
     weighted, capped : bool
         The class proved: symbolic weights / task caps (the cell's class).
     zeros : bool
@@ -94,21 +101,31 @@ class CellProof:
         return sorted(set.intersection(*sets))
 
     @property
+    def covers(self) -> tuple[int, int] | None:
+        """The largest ``(n, m)`` of the sizes proved in every domain of the
+        class (every size up to it the property applies to was proved when
+        :attr:`complete`); ``None`` when none was."""
+        sizes = self.proved
+        return (max(n for n, _ in sizes), max(m for _, m in sizes)) if sizes else None
+
+    @property
     def class_words(self) -> str:
         """``"unweighted, uncapped"``, ``"weighted, capped"``, ..."""
         return f"{'weighted' if self.weighted else 'unweighted'}, {'capped' if self.capped else 'uncapped'}"
 
     def mark(self) -> str:
-        """The suffix of the ✓: ``"(proved)"`` for the paper's class,
-        ``"(proved: zeros, weighted, capped)"`` naming the class covered
-        otherwise, ``"; zeros ✗"`` when zero demands (outside the class)
-        refute it; ``""`` when nothing was proved."""
+        """The suffix of the ✓: ``"(proved ≤ 3x2)"`` (every size up to 3
+        users and 2 resources) for the paper's class, ``"(proved ≤ 2x2:
+        zeros, weighted, capped)"`` naming the class covered otherwise,
+        ``"; zeros ✗"`` when zero demands (outside the class) refute it;
+        ``""`` when nothing was proved."""
         outside = self.domains.get("zeros") if not self.zeros else None
         tail = "; zeros ✗" if outside is not None and outside.counterexample is not None else ""
-        if not self.complete:
+        top = self.covers
+        if not self.complete or top is None:
             return f"({tail[2:]})" if tail else ""
         words = [w for w, on in (("zeros", self.zeros), ("weighted", self.weighted), ("capped", self.capped)) if on]
-        return f"(proved{': ' + ', '.join(words) if words else ''}{tail})"
+        return f"(proved ≤ {top[0]}x{top[1]}{': ' + ', '.join(words) if words else ''}{tail})"
 
     def text(self) -> str:
         """What was proved, per domain: ``"proved for n ≤ 3, m ≤ 3 (z3;
@@ -123,9 +140,9 @@ class CellProof:
         if done:
             dp = self.domains[done[0]]
             ms = sorted({m for _, m in dp.proved})
-            m_text = f"m = {ms[0]}" if len(ms) == 1 and ms[0] != self.max_resources else f"m ≤ {self.max_resources}"
+            m_text = f"m = {ms[0]}" if len(ms) == 1 else f"m ≤ {ms[-1]}"
             words = " and ".join(DOMAIN_WORDS[d].removesuffix(" demands") for d in done) + " demands"
-            parts.append(f"proved for n ≤ {self.max_users}, {m_text} (z3; {words}, {self.class_words})")
+            parts.append(f"proved for n ≤ {max(n for n, _ in dp.proved)}, {m_text} (z3; {words}, {self.class_words})")
         parts += [self._domain_text(d) for d in DOMAIN_ORDER if d in self.domains and d not in done]
         return "; ".join(parts) if parts else "not proved"
 
@@ -162,8 +179,8 @@ def proof_dict(proof: CellProof | None) -> dict[str, Any]:
 
 def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float = 60,
                 workers: int | None = None) -> None:
-    """Attach a :class:`CellProof` to every continuous ✓ cell of ``table``
-    (``table.proofs``): each size up to ``max_users x max_resources`` in
+    """Attach a :class:`CellProof` to every continuous or dynamic ✓ cell of
+    ``table`` (``table.proofs``): each size up to ``max_users x max_resources`` in
     increasing order, in the positive domain and then with zero demands,
     with weights / caps when the cell's class has them, stopping in a
     domain at the first size not proved. A policy or property the prover
@@ -188,13 +205,13 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
     KeyboardInterrupt
         On Ctrl-C; the cells proved so far keep their proofs.
     """
-    from .properties.base import CONTINUOUS
+    from .properties.base import CONTINUOUS, DYNAMIC
 
     for key, cell in table.cells.items():
-        if cell.holds is not True or cell.mode != CONTINUOUS:
+        if cell.holds is not True or cell.mode not in (CONTINUOUS, DYNAMIC):
             continue
         proof = prove_cell(cell.policy, cell.property, max_users, max_resources, cell.instance_class, timeout,
-                           workers)
+                           workers, cell.mode)
         found = [proof.domains[d].counterexample for d in proof.in_class
                  if d in proof.domains and proof.domains[d].counterexample is not None]
         if found:
@@ -204,26 +221,37 @@ def prove_cells(table: Any, max_users: int, max_resources: int, timeout: float =
 
 
 def prove_cell(policy: str, prop: str, max_users: int, max_resources: int, instance_class: Any = None,
-               timeout: float = 60, workers: int | None = None) -> CellProof:
+               timeout: float = 60, workers: int | None = None, mode: str = "continuous") -> CellProof:
     """One cell proved at every size up to ``max_users x max_resources``,
     with positive demands and then with zeros (not after a counterexample
     with positive demands, which is one with zeros allowed too), weighted
     and capped as ``instance_class`` (an
-    :class:`~analyzer.searching.classes.InstanceClass` or its name)."""
+    :class:`~analyzer.searching.classes.InstanceClass` or its name). A
+    size proved with zeros allowed is proved with positive demands too
+    (every positive instance is one with zeros allowed), so it fills in a
+    size the positive domain left undecided."""
     from .searching.classes import InstanceClass
 
     cls = InstanceClass.parse(instance_class)
     proof = CellProof(max_users, max_resources, weighted=cls.weights, capped=cls.caps, zeros=cls.zeros)
     for domain in DOMAIN_ORDER:
-        dp = _prove_domain(policy, prop, proof, domain, timeout, workers)
+        dp = _prove_domain(policy, prop, proof, domain, timeout, workers, mode)
         proof.domains[domain] = dp
         if dp.counterexample is not None:
             break
+    pos, zeros = proof.domains["positive"], proof.domains.get("zeros")
+    if zeros is not None and pos.counterexample is None and pos.failed:
+        pos.proved = sorted(set(pos.proved) | set(zeros.proved))
+        pos.failed = [f for f in pos.failed if f[:2] not in set(zeros.proved)]
+        pos.reason = pos.reason if pos.failed else ""
     return proof
 
 
 def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[int, int]], str]:
-    """The sizes to prove ``prop`` at, and why none when it has no negation."""
+    """The sizes to prove ``prop`` at, and why none when it has no negation:
+    every size up to ``max_users x max_resources`` and at least up to the
+    size the property speaks from, at the only number of resources it
+    speaks of when it has one."""
     from models import PolicyError
     from proofs.prover.properties import get_negation
 
@@ -231,12 +259,13 @@ def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[in
         neg = get_negation(prop)
     except PolicyError:
         return [], f"{prop}: no SMT negation of this property"
-    ms = [neg.resources] if neg.resources is not None else list(range(1, max_resources + 1))
-    return [(n, m) for n in range(max(neg.min_users, 1), max_users + 1) for m in ms], ""
+    top_n, top_m = max(max_users, neg.speaks[0]), max(max_resources, neg.speaks[1])
+    ms = [neg.resources] if neg.resources is not None else list(range(1, top_m + 1))
+    return [(n, m) for n in range(max(neg.min_users, 1), top_n + 1) for m in ms], ""
 
 
 def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout: float,
-                  workers: int | None) -> DomainProof:
+                  workers: int | None, mode: str = "continuous") -> DomainProof:
     """The cell proved size by size in one domain."""
     from models import SizeLimitError
     from proofs.prover.driver import INTERRUPTED
@@ -252,7 +281,7 @@ def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout
     for k, (n, m) in enumerate(sizes):
         try:
             r = prove(policy, prop, n, m, domain=domain, weighted=proof.weighted, capped=proof.capped,
-                      timeout=timeout, workers=workers)
+                      timeout=timeout, workers=workers, mode=mode)
         except SizeLimitError as exc:  # this size and the larger ones stay unproved, with the reason
             dp.failed = [(n, m, "unknown")] + [(a, b, "skipped") for a, b in sizes[k + 1:]]
             dp.reason = str(exc)

@@ -36,6 +36,7 @@ from _common import ratio, report
 from models import Instance
 from models.compiled import numba_available
 from models.discrete import DiscreteFill, fill
+from models.kernels import prepare
 
 #: Variants that hand out one task per decision (placement dominates their time at scale).
 PER_TASK = ["mesos:offers=false", "yarn", "kueue"]
@@ -102,8 +103,7 @@ def main() -> None:
     args = ap.parse_args()
     full = f"{args.machines} x {args.users}"
     print(f"numba: {'yes' if numba_available() else 'no (pure Python kernels)'}")
-    _, warm, _ = timed(lambda: fill(grid(100, 10), "mesos", on_full="skip"))
-    report("warm-up: compile (or load the cached) kernels, 100 x 10 grid", warm)
+    report("warm-up: compile (or load the cached) offer kernel", prepare(["mesos-offers"]))
     compare(grid(args.machines, args.users), ["mesos", *(PER_TASK if args.all else [])], full, goals=True)
     tenth = (args.machines // 10, args.users // 10)
     compare(grid(*tenth), ["mesos", *PER_TASK, "volcano"], f"{tenth[0]} x {tenth[1]}")

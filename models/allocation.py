@@ -180,6 +180,18 @@ class Allocation:
         )
 
     @cached_property
+    def bundles_exact(self) -> tuple[tuple[Any, ...], ...]:
+        """Exact bundle ``x_i d_ij`` of each user (rows) and resource (needs :attr:`exact`)."""
+        self._need_exact()
+        assert self.x_exact is not None
+        return tuple(tuple(self.x_exact[i] * d for d in row) for i, row in enumerate(self.instance.demands_exact))
+
+    @cached_property
+    def utilization_exact(self) -> tuple[Any, ...]:
+        """Exact fraction of each resource in use (needs :attr:`exact`)."""
+        return tuple(u / c for u, c in zip(self.usage_exact, self.instance.capacity_exact, strict=True))
+
+    @cached_property
     def dominant_shares_exact(self) -> tuple[Any, ...]:
         """Exact dominant shares (needs :attr:`exact`)."""
         self._need_exact()
@@ -259,6 +271,9 @@ class Allocation:
                 entry["tasks"] = float(self.x[i])
                 entry["dominant_share"] = float(self.dominant_shares[i])
             entry["bundle"] = {r: float(self.bundles[i, j]) for j, r in enumerate(inst.resources)}
+            if self.exact and self.x_exact is not None:
+                entry["bundle_exact"] = {r: exact_str(v) for r, v in zip(inst.resources, self.bundles_exact[i],
+                                                                         strict=True)}
             users[u] = entry
         out["users"] = users
         out["resources"] = {
@@ -266,6 +281,9 @@ class Allocation:
                 "capacity": float(inst.capacity[j]),
                 "used": float(self.usage[j]),
                 "utilization": float(self.utilization[j]),
+                **({"used_exact": exact_str(self.usage_exact[j]),
+                    "utilization_exact": exact_str(self.utilization_exact[j])}
+                   if self.exact and self.x_exact is not None else {}),
             }
             for j, r in enumerate(inst.resources)
         }

@@ -30,6 +30,10 @@ HTML_MAX_ROWS: int = 40
 #: Axis names of :class:`LabelledArray` and the instance attribute holding
 #: their labels.
 AXES: dict[str, str] = {"user": "users", "resource": "resources"}
+#: Rows and columns the repr of a :class:`LabelledArray` shows before it
+#: says how many more there are.
+REPR_MAX_ROWS: int = 12
+REPR_MAX_COLUMNS: int = 8
 
 
 def require_pandas(owner: str) -> Any:
@@ -64,11 +68,13 @@ def cell_text(value: Any) -> str:
 
 
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None,
-               max_rows: int = HTML_MAX_ROWS, total: int | None = None) -> str:
+               max_rows: int = HTML_MAX_ROWS, total: int | None = None,
+               titles: Sequence[Sequence[str | None]] | None = None) -> str:
     """An escaped HTML ``<table>``; beyond ``max_rows`` rows, a last row says
     how many were left out. ``total``: the number of rows in all when
     ``rows`` holds only the first ones (a caller need not build rows that
-    are not shown).
+    are not shown). ``titles``: per cell (same layout as ``rows``), a text
+    shown when the pointer rests on the cell (``None``: none).
 
     Examples
     --------
@@ -87,14 +93,21 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], caption: s
         out.append(f"<caption>{html.escape(caption)}</caption>")
     out.append("<thead><tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in headers) + "</tr></thead>")
     out.append("<tbody>")
-    for row in rows[:max_rows]:
-        out.append("<tr>" + "".join(f"<td>{html.escape(cell_text(c))}</td>" for c in row) + "</tr>")
+    for k, row in enumerate(rows[:max_rows]):
+        tips = titles[k] if titles is not None else [None] * len(row)
+        out.append("<tr>" + "".join(_td(c, t) for c, t in zip(row, tips, strict=True)) + "</tr>")
     left = (len(rows) if total is None else total) - min(len(rows), max_rows)
     if left > 0:
         out.append(f'<tr><td colspan="{len(headers)}">… {left} more rows '
                    "(to_pandas() has them all)</td></tr>")
     out += ["</tbody>", "</table>"]
     return "\n".join(out)
+
+
+def _td(value: Any, title: str | None) -> str:
+    """One escaped cell, with a ``title`` attribute when given."""
+    attr = "" if title is None else ' title="' + html.escape(title) + '"'
+    return f"<td{attr}>{html.escape(cell_text(value))}</td>"
 
 
 def short_repr(kind: str, **fields: Any) -> str:
@@ -189,6 +202,49 @@ class LabelledArray(np.ndarray):
             return LabelledArray.wrap(out, self._instance, kept)
         return out.item() if isinstance(out, np.generic) else out
 
+    def _label(self, axis: int, k: int) -> str:
+        """The name of position ``k`` along ``axis`` (without building every user name)."""
+        assert self.dims is not None
+        if self.dims[axis] == "resource":
+            return str(self._instance.resources[k])
+        names = self._instance._user_names
+        return str(names[k]) if names is not None else f"u{k}"
+
+    def _grid(self, rows: int, cols: int) -> tuple[list[str], list[list[Any]], int, int]:
+        """Headers and the first ``rows`` x ``cols`` cells (with row labels),
+        and how many rows and columns are left out."""
+        assert self.dims is not None
+        values = np.asarray(self)
+        if self.ndim == 1:
+            n = min(values.shape[0], rows)
+            return [self.dims[0], "value"], [[self._label(0, i), values[i]] for i in range(n)], values.shape[0] - n, 0
+        n, k = min(values.shape[0], rows), min(values.shape[1], cols)
+        head = [self.dims[0], *(self._label(1, j) for j in range(k))]
+        body = [[self._label(0, i), *values[i, :k].tolist()] for i in range(n)]
+        return head, body, values.shape[0] - n, values.shape[1] - k
+
+    def __repr__(self) -> str:
+        if self.dims is None or self.ndim not in (1, 2):
+            return super().__repr__()
+        head, body, more_rows, more_cols = self._grid(REPR_MAX_ROWS, REPR_MAX_COLUMNS)
+        cells = [head] + [[cell_text(c) for c in row] for row in body]
+        widths = [max(len(str(r[j])) for r in cells) for j in range(len(head))]
+        lines = ["  ".join(str(c).ljust(w) if j == 0 else str(c).rjust(w) for j, (c, w) in
+                           enumerate(zip(r, widths, strict=True))).rstrip() for r in cells]
+        if more_cols:
+            lines[0] += f"  … {more_cols} more {self.dims[1]}s"
+        if more_rows:
+            lines.append(f"… {more_rows:,} more {self.dims[0]}s")
+        return f"LabelledArray({' x '.join(self.dims)}, shape={self.shape})\n" + "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        if self.dims is None or self.ndim not in (1, 2):
+            return "<pre>" + html.escape(repr(self)) + "</pre>"
+        head, body, more_rows, more_cols = self._grid(HTML_MAX_ROWS, 4 * REPR_MAX_COLUMNS)
+        caption = " x ".join(self.dims) + (f" (first {len(head) - 1} of {self.shape[1]} {self.dims[1]}s)"
+                                           if more_cols else "")
+        return html_table(head, body, caption, total=len(body) + more_rows)
+
     def to_pandas(self) -> Any:
         """A ``pandas.Series`` (1-D) or ``DataFrame`` (2-D, users x
         resources) named by the labels."""
@@ -206,4 +262,5 @@ class LabelledArray(np.ndarray):
         raise ValueError(f"to_pandas() needs a 1-D or 2-D array, got {self.ndim}-D")
 
 
-__all__ = ["HTML_MAX_ROWS", "LabelledArray", "cell_text", "html_table", "require_pandas", "short_repr", "to_frame"]
+__all__ = ["HTML_MAX_ROWS", "REPR_MAX_COLUMNS", "REPR_MAX_ROWS", "LabelledArray", "cell_text", "html_table",
+           "require_pandas", "short_repr", "to_frame"]

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from . import instance_view
 from .arrays import array_caps, array_demands, array_resources, array_users, array_weights, check_demands
 from .errors import InstanceError
 from .extensions import Extensions
@@ -346,7 +347,12 @@ class Instance:
         return hash(json.dumps(self.to_dict(), sort_keys=True, default=str))
 
     def __repr__(self) -> str:
-        return f"Instance(n={self.n}, m={self.m}, resources={self.resources!r})"
+        """One line with the first users' demands (:func:`models.instance_view.instance_repr`)."""
+        return instance_view.instance_repr(self)
+
+    def _repr_html_(self) -> str:
+        """Capacities, demands, weights, caps and machines as HTML tables (notebooks)."""
+        return instance_view.instance_html(self)
 
     def oversized_users(self) -> np.ndarray:
         """Indices of users one of whose tasks fits on no machine (on the
@@ -377,18 +383,7 @@ class Instance:
         ...     "users": {"A": {"demand": {"cpu": 1, "mem": 4}}}}).describe()
         'R=<9, 18>; A: <1, 4>'
         """
-        def vec(vals: Sequence[Fraction]) -> str:
-            return "<" + ", ".join(str(fraction_to_plain(v)) for v in vals) + ">"
-
-        parts = []
-        for i, u in enumerate(self.users):
-            s = f"{u}: {vec(self.demands_exact[i])}"
-            if self.weights_exact[i] != 1:
-                s += f" w={fraction_to_plain(self.weights_exact[i])}"
-            if (cap := self.max_tasks_exact[i]) is not None:
-                s += f" cap={fraction_to_plain(cap)}"
-            parts.append(s)
-        return f"R={vec(self.capacity_exact)}; " + ", ".join(parts)
+        return instance_view.describe(self)
 
 
 def _exact_array(a: np.ndarray) -> list[Fraction]:

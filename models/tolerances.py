@@ -176,15 +176,14 @@ ENCODING_CHECK_ATOL: float = 1e-6
 #: 1e-16); such neighbours are re-sorted with exact integer keys.
 KEY_NEAR: float = 1e-12
 
-#: Worst-case search (analyzer/worst): a rounded (shrunk) instance replaces
-#: the optimiser's float instance when its exact metric value is at most
-#: this relative distance less bad than the float value found.
-WORST_SHRINK_RTOL: float = 1e-3
-
-#: The same for metrics whose float value is itself an inner optimum (the
-#: manipulation gain's best report, found again on the rounded instance):
-#: their value moves more under rounding.
-WORST_SHRINK_RTOL_LOOSE: float = 2e-2
+#: Worst-case search (analyzer/worst): a certificate (the optimiser's point,
+#: rounded to small integers or converted exactly) stands for the point only
+#: when its metric value, in floats and then exactly, is within this relative
+#: distance of the float value found, on either side: shrinking never loses
+#: more than this, and a certificate never claims more than the search found
+#: by more than this (which keeps the reported value monotone in the budget:
+#: :mod:`analyzer.worst.certify`).
+WORST_SHRINK_RTOL: float = 1e-6
 
 #: Worst-case search: the optimiser's log-demand coordinates lie in
 #: ``[-WORST_LOG_SPAN, 0]`` (demands between ``e^-span`` and 1 of a unit

@@ -77,6 +77,8 @@ class Case:
     #: Reason for an expected failure today (a fix in another branch).
     xfail: str | None = None
     tags: tuple[str, ...] = field(default=())
+    #: The setting checked (``"dynamic"``: ``tests/known_cases_dynamic.py``).
+    mode: str = "continuous"
 
 
 # ------------------------------------------------------------------ instances

@@ -60,6 +60,25 @@ def test_solve_drf_imports_no_heavy_module(policy: list[str], fmt: str) -> None:
     assert r.stdout.split() == ["0", "[]"], r.stdout
 
 
+@pytest.mark.parametrize("command", [
+    ["discrete", "examples/paper_section_7_1.toml"], ["variants", "examples/variants_tie.toml"],
+    ["simulate", "examples/sim_section_7_1.toml", "--quiet"],
+])
+def test_small_runs_of_the_kernel_commands_import_no_numba(command: list[str]) -> None:
+    # the first commands a new user runs are too small for compiled kernels to pay off (models/kernels.py):
+    # they run as Python, with no numba import and no compilation, whatever the cache holds
+    code = (
+        "import sys, io, contextlib; from analyzer.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main({command!r})\n"
+        "print(rc, 'numba' in sys.modules, 'llvmlite' in sys.modules)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["0", "False", "False"], r.stdout
+    assert r.stderr == ""  # no compilation notice
+
+
 def test_grids_match_tabulate_layout() -> None:
     tabulate = pytest.importorskip("tabulate").tabulate
     headers = ["user", "drf", "asset", "c"]

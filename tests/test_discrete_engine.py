@@ -373,11 +373,14 @@ def test_engine_bad_limit_is_refused(limit: list) -> None:
         discrete.Engine(_limit_instance(), "drf").allocate(limit=limit)
 
 
-def test_first_fit_max_tree_places_as_the_scan() -> None:
+def test_first_fit_max_tree_places_as_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiled first fit's max-tree search places every task where the
     plain scan of the machines from the user's cursor does (several machine
     shapes, fractional demands, users that fit only some machines)."""
+    from models import kernels
     from models.discrete import run as run_module
+
+    monkeypatch.setitem(kernels.COMPILE_MIN_WORK, "placements", 0)  # small instances, the kernel all the same
 
     rng = np.random.default_rng(11)
     for trial in range(6):

@@ -12,8 +12,14 @@ import numpy as np
 import pytest
 from discrete_strategies import random_cluster
 
-from models import Instance, compiled
+from models import Instance, kernels
 from models.discrete import EMPTY_SLOT, Engine, fill
+
+
+@pytest.fixture(autouse=True)
+def _compiled_whatever_the_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These instances are small: the first fit runs compiled all the same (numba permitting)."""
+    monkeypatch.setitem(kernels.COMPILE_MIN_WORK, "placements", 0)
 
 
 def _cluster(rng: np.random.Generator) -> Instance:
@@ -58,7 +64,7 @@ def test_compiled_kernel_equals_the_python_loops(monkeypatch: pytest.MonkeyPatch
     rng = np.random.default_rng(7)
     insts = [_cluster(rng) for _ in range(12)]
     fast = [fill(inst, "drf", placement="first-fit", on_full=on) for inst in insts for on in ("stop", "skip")]
-    monkeypatch.setattr(compiled, "numba_available", lambda: False)
+    monkeypatch.setenv("FAIRALLOC_NO_NUMBA", "1")
     slow = [fill(inst, "drf", placement="first-fit", on_full=on) for inst in insts for on in ("stop", "skip")]
     one = [fill(inst, "drf", placement="first-fit", on_full=on, batch=False) for inst in insts
            for on in ("stop", "skip")]

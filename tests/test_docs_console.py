@@ -4,8 +4,9 @@ is run and its output compared with the block (issue 16).
 A block is ``$ command`` lines (``< FILE`` at the end feeds standard input;
 a line ending in ``\\`` continues on the next),
 each followed by its expected output (stdout, then stderr). ``fairalloc`` runs as ``python -m analyzer`` from this
-checkout, in a scratch directory holding ``examples/`` and the scenario files
-the README names but does not ship (``tests/docs/*.toml``).
+checkout, in a scratch directory holding ``examples/`` and the files a slow
+documented command writes for a later one (``tests/docs/*.toml``; every
+file a command reads ships: tests/test_docs_files.py).
 
 What is compared: every number, row and line in order. What is normalised,
 and why:
@@ -19,7 +20,8 @@ and why:
 
 Nothing else is normalised: the documented commands print no timings or
 paths (a timing column is written ``...`` in the docs). Blocks that run a counterexample search (``table``, ``search``,
-``variants --find``) or a worst case (``worst``) take seconds to a minute and are marked ``slow``.
+``variants --find``), a worst case (``worst``) or a frontier (``frontier``) take seconds to a minute and are
+marked ``slow``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "docs"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: Subcommands whose blocks are slow (they search for counterexamples).
-SLOW_COMMANDS = ("table", "search", "variants --find", "worst")
+SLOW_COMMANDS = ("table", "search", "variants --find", "worst", "frontier")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,13 @@ import pytest
 from analyzer import Instance, check
 from analyzer.properties import available_properties
 from models import available
-from tests.known_cases import CASES, Case, prepare
+from tests.known_cases import CASES as STATIC_CASES
+from tests.known_cases import Case, prepare
+from tests.known_cases_dynamic import DYNAMIC_CASES, static_cases
+
+#: The corpus: the static cases, the dynamic mechanisms' static cases and the
+#: dynamic setting's (tests/known_cases_dynamic.py).
+CASES = STATIC_CASES + static_cases(STATIC_CASES) + DYNAMIC_CASES
 
 PARAMS = [
     pytest.param(policy, case, id=f"{policy}|{case.property}|{'violated' if case.violated else 'holds'}|{k}",
@@ -30,7 +36,7 @@ def test_known_case(policy: str, case: Case) -> None:
     inst = Instance.from_dict(prepare(policy, case))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        v = check(policy, inst, case.property)
+        v = check(policy, inst, case.property, mode=case.mode)
     if case.violated:
         assert v is not None, f"false ✓: {policy} {case.property} ({case.why})"
         assert v.property == case.property

@@ -1,6 +1,7 @@
 """Results in notebooks: short reprs, HTML tables, tidy pandas frames, and
 allocations labelled by user and resource (issue 16)."""
 
+import html
 import pickle
 import sys
 from fractions import Fraction
@@ -90,8 +91,20 @@ def test_property_table_in_a_notebook(table) -> None:
     row = frame[(frame.policy == "asset") & (frame.property == "sharing-incentive")].iloc[0]
     assert not row.holds and row.exact and row.counterexample.startswith("R=<")
     assert frame[frame.policy == "drf"].holds.all()
-    html = table._repr_html_()
-    assert "<th>asset</th>" in html and "<td>✗</td>" in html and "<td>✓</td>" in html
+    page = table._repr_html_()
+    assert "<th>asset</th>" in page and ">✗</td>" in page and ">✓</td>" in page
+    # the evidence shows too: the ✗ cell's counterexample (instance and sentence), the ✓ cells' counts
+    cx = table["asset", "sharing-incentive"].counterexample
+    assert page.count(html.escape(cx.instance.describe())) == 2  # the cell's title and the evidence row
+    assert html.escape(cx.message) in page and "no counterexample in 30 instances of class paper" in page
+
+
+def test_the_html_of_a_property_table_names_the_counterexample_and_the_proof_sizes() -> None:
+    t = property_table(["asset", "drf"], ["sharing-incentive"], budget=50, seed=0, workers=1, prove=(2, 2))
+    page = t._repr_html_()
+    cx = t["asset", "sharing-incentive"].counterexample
+    assert cx is not None and html.escape(cx.instance.describe()) in page
+    assert "proved for n ≤ 2, m ≤ 2" in page  # the proof's sizes
 
 
 def test_search_result_in_a_notebook() -> None:

@@ -66,7 +66,7 @@ def test_check_json(capsys: pytest.CaptureFixture[str], scenario: Path) -> None:
     (["--policy", "nope", "--property", "sharing-incentive"], "unknown policy"),
     (["--policy", "drf", "--property", "nope"], "unknown property"),
     (["--policy", "drf", "--property", "envy-freeness", "--mode", "fuzzy"], "--mode"),
-    (["--policy", "drf"], "--property"),
+    (["--property", "envy-freeness"], "--policy"),  # without --property every property is checked (issue 30)
 ])
 def test_check_bad_input_exit_2(capsys: pytest.CaptureFixture[str], scenario: Path, argv: list[str],
                                 needle: str) -> None:
@@ -86,8 +86,13 @@ def test_properties_lists_all_eight(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     paper = ["sharing-incentive", "strategy-proofness", "envy-freeness", "pareto-efficiency",
              "single-resource-fairness", "bottleneck-fairness", "population-monotonicity", "resource-monotonicity"]
-    # the paper's eight, plus bottleneck-based fairness (Dolev et al., ITCS 2012; issue 6)
-    assert sorted(data) == sorted([*paper, "bottleneck-based-fairness"])
+    # the paper's eight, plus bottleneck-based fairness (Dolev et al., ITCS 2012; issue 6), and the
+    # dynamic setting's (Kash, Procaccia and Shah, JAIR 2014; issue 32)
+    static = [p for p in data if "dynamic" not in data[p]["settings"]]
+    assert sorted(static) == sorted([*paper, "bottleneck-based-fairness"])
+    assert sorted(set(data) - set(static)) == ["dynamic-envy-freeness", "dynamic-pareto-optimality",
+                                               "dynamic-sharing-incentive", "dynamic-strategy-proofness",
+                                               "irrevocability"]
     assert all(data[p]["definition"] and "NSDI 2011" in data[p]["source"] for p in paper)
     assert "ITCS 2012" in data["bottleneck-based-fairness"]["source"]
     code, out, _ = run(capsys, "properties")

@@ -34,9 +34,10 @@ def test_every_property_has_a_margin_and_it_agrees_with_drf_holding() -> None:
     insts = [random_instance(rng, n_max=3, m_max=3, zeros=False, weights=False, caps=False) for _ in range(10)]
     for name, cls in available_properties().items():
         prop = cls()
+        mode = cls.modes[0]  # the dynamic properties: DRF recomputed at every arrival
         for inst in insts:
-            mg = prop.margin("drf", inst)
-            if check("drf", inst, prop) is None:
+            mg = prop.margin("drf", inst, mode)
+            if check("drf", inst, prop, mode=mode) is None:
                 assert mg >= -COMPARE_RTOL, (name, inst.describe(), mg)
 
 

@@ -134,11 +134,12 @@ def test_known_true_cells_are_proved(policy: str, prop: str, n: int, m: int, dom
 
 def test_symmetry_breaking_covers_every_dominant_assignment() -> None:
     # 2 users x 2 resources, a liar and its report: (r0|r0,r0), (r0|r0,r1), ... up to swapping resources
-    assert split("drf", "strategy-proofness", 2, 2, "positive") == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]
-    assert split("asset", "strategy-proofness", 3, 3, "positive") == [None]
+    assert [c.dom for c in split("drf", "strategy-proofness", 2, 2, "positive")] == \
+        [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]
+    assert [c.dom for c in split("asset", "strategy-proofness", 3, 3, "positive")] == [None]
     # envy: users 0 and 1 distinguished, user 2 free; m = 3 -> 1 + 2 + 2 + ... canonical forms
     cases = split("drf", "envy-freeness", 3, 3, "positive")
-    assert len(cases) == len(set(cases)) and all(c[0] == 0 for c in cases)
+    assert len(cases) == len(set(cases)) and all(c.dom[0] == 0 and c.roles == (0, 1) for c in cases)
 
 
 def test_witness_becomes_an_integer_instance() -> None:
@@ -199,7 +200,7 @@ def test_table_prove_says_which_cells_are_proved(capsys: pytest.CaptureFixture[s
     assert "proof" not in cells["asset", "sharing-incentive"]            # a ✗ cell
     assert "proof" not in cells["asset", "bottleneck-based-fairness"]    # no encoding: evidence only
     text = _table("text", capsys)
-    assert "✓ (proved)" in text and "no counterexample in 40 instances" in text
+    assert "✓ (proved ≤ 2x2)" in text and "no counterexample in 40 instances" in text
     rows = _table("csv", capsys).splitlines()
     assert rows[0].endswith(",proof") and any("proved for n ≤ 2" in r for r in rows)
     assert "proved for n ≤ 2, m ≤ 2" in _table("md", capsys)

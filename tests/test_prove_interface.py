@@ -94,3 +94,9 @@ def test_class_not_covered_is_unknown_never_proved(opaque: str) -> None:
     finally:
         ENCODINGS.unregister(opaque)
     assert r.status == "unknown" and "unweighted, uncapped instances only" in r.reason
+
+
+def test_a_factory_encoding_is_made_once_per_label() -> None:
+    # the per-encoding caches (the cross-check against the solver, the symmetries) key on the encoding
+    assert get_encoding("fds:beta=2") is get_encoding("fds:beta=2")
+    assert get_encoding("single-resource:resource=1") is not get_encoding("single-resource")

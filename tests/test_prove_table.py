@@ -13,7 +13,7 @@ from analyzer.searching.classes import InstanceClass
 from analyzer.searching.instance_stream import cell_key
 from analyzer.searching.result import SearchResult
 from analyzer.table import PropertyTable
-from analyzer.table_proofs import prove_cells
+from analyzer.table_proofs import prove_cell, prove_cells
 from models import PolicyError
 
 
@@ -24,8 +24,8 @@ def test_proved_for_positive_demands_refuted_with_zeros_outside_the_class() -> N
     assert pr.complete and pr.domains["positive"].complete
     zeros = pr.domains["zeros"].counterexample
     assert zeros is not None and zeros.exact and (zeros.instance.demands == 0).any()
-    assert pr.mark() == "(proved; zeros ✗)"
-    assert t.cell_text("drf", "population-monotonicity") == "✓ (proved; zeros ✗)"
+    assert pr.mark() == "(proved ≤ 3x2; zeros ✗)"
+    assert t.cell_text("drf", "population-monotonicity") == "✓ (proved ≤ 3x2; zeros ✗)"
     assert "zero demands: refuted, outside the class" in pr.text()
 
 
@@ -47,7 +47,7 @@ def test_weighted_capped_class_is_proved_and_says_so() -> None:
     for prop in ("envy-freeness", "sharing-incentive"):
         pr = t.proof("drf", prop)
         assert pr.complete and pr.weighted and pr.capped
-        assert t.cell_text("drf", prop) == "✓ (proved: weighted, capped)"
+        assert t.cell_text("drf", prop) == "✓ (proved ≤ 2x2: weighted, capped)"
         assert "weighted, capped" in pr.text()
 
 
@@ -71,7 +71,7 @@ def test_cli_json_has_the_domains(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "10", "--prove", "2,2",
                  "--quiet", "--workers", "1", "--format", "json"]) == 0
     proof = json.loads(capsys.readouterr().out)["cells"][0]["proof"]
-    assert proof["complete"] and proof["mark"] == "(proved)"
+    assert proof["complete"] and proof["mark"] == "(proved ≤ 2x2)"
     assert set(proof["domains"]) == {"positive", "zeros"} and proof["domains"]["zeros"]["complete"]
 
 
@@ -95,7 +95,7 @@ def test_ctrl_c_during_proofs_keeps_the_cells_proved_so_far(monkeypatch: pytest.
                  "--prove", "2,1", "--quiet", "--workers", "1"])
     out, err = capsys.readouterr()
     assert code == 130 and "interrupted" in err
-    assert "✓ (proved)" in out  # sharing incentive, proved before the interrupt
+    assert "✓ (proved ≤ 2x1)" in out  # sharing incentive, proved before the interrupt
     assert calls[-1] == "envy-freeness"
 
 
@@ -118,3 +118,21 @@ def test_prover_never_proves_a_cell_the_search_refuted_at_its_size(cls: str) -> 
             assert r.status == "counterexample", (p, q, r.status, r.reason)
             checked += 1
     assert checked >= 10
+
+
+def test_a_size_proved_with_zeros_is_proved_with_positive_demands(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every positive instance is one with zeros allowed: a positive size left undecided is covered
+    import analyzer.proving as proving
+    from proofs.prover.result import UNDECIDED, ProofResult
+
+    real = proving.prove
+
+    def prove(policy: str, prop: str, n: int, m: int, **kw: object) -> object:
+        if (n, m) == (2, 2) and kw["domain"] == "positive":
+            return ProofResult(UNDECIDED, policy, prop, n, m, "positive", reason="timeout (stub)")
+        return real(policy, prop, n, m, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(proving, "prove", prove)
+    proof = prove_cell("drf", "envy-freeness", 2, 2, workers=1)
+    assert proof.domains["positive"].proved == [(2, 1), (2, 2)] and proof.complete
+    assert proof.domains["positive"].reason == ""

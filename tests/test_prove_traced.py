@@ -15,8 +15,8 @@ import z3
 
 from analyzer import load_policy_file, prove, solve
 from analyzer.cli import main
+from analyzer.encoding_guard import crosscheck_instances
 from analyzer.policy_file import forget_policy_file
-from analyzer.proving import crosscheck_instances
 from models import FillingPolicy
 from models.policy import POLICIES
 from proofs.prover.crosscheck import disagreement

@@ -12,7 +12,8 @@ import pytest
 
 from analyzer import check, prove, solve
 from analyzer.cli import main
-from analyzer.proving import crosscheck_instances, witness_instance
+from analyzer.encoding_guard import crosscheck_instances
+from analyzer.proving import witness_instance
 from models.policy import POLICIES, get_policy
 from proofs.prover.crosscheck import disagreement
 from proofs.prover.encodings import ENCODINGS, Encoding, get_encoding
@@ -32,10 +33,17 @@ def test_weighted_capped_encoding_is_the_solvers_allocation(policy: str, domain:
             assert disagreement(enc, inst, x_exact, list(alloc.x), True, True) is None, inst.describe()
 
 
-@pytest.mark.parametrize("prop", ["sharing-incentive", "strategy-proofness", "envy-freeness"])
-@pytest.mark.parametrize(("n", "m"), [(2, 2), (3, 2)])
+#: cvc5 needs minutes for some weighted capped cases of DRF's strategy-
+#: proofness at 3x2 (z3 decides each in a second; both must agree): slow.
+SLOW_CELL = ("strategy-proofness", 3)
+
+
+@pytest.mark.parametrize(("prop", "n", "m"), [
+    pytest.param(prop, n, m, marks=[pytest.mark.slow] if (prop, n) == SLOW_CELL else [])
+    for n, m in [(2, 2), (3, 2)] for prop in ["sharing-incentive", "strategy-proofness", "envy-freeness"]])
 def test_weighted_capped_drf_cells_are_proved(prop: str, n: int, m: int) -> None:
-    r = prove("drf", prop, n, m, weighted=True, capped=True, workers=1)
+    slow = (prop, n) == SLOW_CELL
+    r = prove("drf", prop, n, m, weighted=True, capped=True, workers=None if slow else 1, timeout=1800 if slow else 300)
     assert r.status == "proved", r.reason
     assert r.assumptions["weights"] == "any > 0" and r.assumptions["caps"].startswith("any task caps")
 

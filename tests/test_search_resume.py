@@ -194,3 +194,20 @@ def test_sigint_on_a_search_then_resume(tmp_path):
     a, b = json.loads(resumed.stdout), json.loads(straight.stdout)
     a.pop("seconds"), b.pop("seconds")
     assert a == b and a["instances"] == 1500
+
+
+def test_a_ctrl_c_while_the_header_is_written_leaves_no_empty_file(tmp_path, monkeypatch):
+    # the --out file appears with its header or not at all (it was emptied first, then written: a Ctrl-C
+    # in between left an empty file that --resume cannot continue; seen in test_interrupts on a busy machine)
+    out = tmp_path / "run.jsonl"
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(stream.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        stream.open_stream(str(out), {"command": "search"}, resume=False)
+    assert list(tmp_path.iterdir()) == []  # neither an empty file nor a temporary one
+    monkeypatch.undo()
+    stream.open_stream(str(out), {"command": "search"}, resume=False)
+    assert read_records(out).config == {"command": "search"} and list(tmp_path.iterdir()) == [out]

@@ -1,6 +1,7 @@
 """The simulator's kernel engine (analyzer/simulation/fast.py, kernel.py):
 the same decisions as the one-task-per-decision reference loop, and the
-same results compiled with numba or run as Python."""
+same results compiled with numba or run as Python, or switching from
+Python to compiled in the middle of a run (analyzer/simulation/dispatch.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from analyzer import simulate
 from analyzer.simulation.fast import kernel_keys
 from analyzer.simulation.keys import share_model
 from analyzer.simulation.workload import as_workload
+from models import kernels
 from models.compiled import numba_available
 
 
@@ -51,10 +53,16 @@ def test_compiled_and_python_kernels_identical(seed: int, policy: str, monkeypat
     w = random_workload(seed)
     opts = {"until": 80, "overcommit_penalty": {"mem": 2.5}, "tie_break": "random" if seed % 2 else "index",
             "seed": seed}
+    switch = (0, 25, 120)[seed % 3]  # compiled from the start, or Python until this many events and decisions
+    monkeypatch.setitem(kernels.COMPILE_MIN_WORK, "events", switch)
+    monkeypatch.setattr(kernels, "_FORMS", {})  # not loaded yet: a run loads it when its work reaches the threshold
     compiled = simulate(w, policy, **opts)
     monkeypatch.setenv("FAIRALLOC_NO_NUMBA", "1")
     python = simulate(w, policy, **opts)
     assert (compiled.stats["engine"], python.stats["engine"]) == ("compiled", "python")
+    assert python.stats["compiled_after"] is None and compiled.stats["compiled_after"] >= switch
+    if switch:  # the switch happened in the middle of the run
+        assert compiled.stats["compiled_after"] < compiled.stats["events"] + compiled.stats["decisions"]
     assert outcome(compiled) == outcome(python)
     assert compiled.work.tobytes() == python.work.tobytes()  # bit for bit
     assert compiled.log is not None and python.log is not None

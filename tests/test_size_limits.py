@@ -169,7 +169,7 @@ def test_symmetry_reduction_is_unchanged() -> None:
     for m, nf, nfree, extra in itertools.product(range(1, 5), range(3), range(4), range(2)):
         fixed, free = tuple(range(nf)), tuple(range(nf, nf + nfree))
         dominant_cases.cache_clear()
-        assert dominant_cases(m, fixed, free, extra) == by_every_permutation(m, fixed, free, extra)
+        assert dominant_cases(m, fixed, free, extra, True) == by_every_permutation(m, fixed, free, extra)
 
 
 def test_table_prove_size_is_checked_before_the_search(capsys: pytest.CaptureFixture[str]) -> None:

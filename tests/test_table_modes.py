@@ -22,9 +22,10 @@ UNDEFINED = ("single-resource-fairness", "bottleneck-fairness", "bottleneck-base
 
 
 def test_which_properties_are_undefined_for_whole_tasks() -> None:
-    undefined = {q for q in available_properties() if get_property(q).undefined_in("discrete")}
+    static = [q for q in available_properties() if "dynamic" not in get_property(q).modes]  # one allocation
+    undefined = {q for q in static if get_property(q).undefined_in("discrete")}
     assert undefined == set(UNDEFINED)
-    assert all(get_property(q).undefined_in("continuous") is None for q in available_properties())
+    assert all(get_property(q).undefined_in("continuous") is None for q in static)
 
 
 def test_default_discrete_table_has_n_a_cells() -> None:

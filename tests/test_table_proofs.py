@@ -41,10 +41,11 @@ def test_proved_cell_keeps_its_tick_and_proof() -> None:
     prove_cells(table, 2, 2, workers=1)
     assert table["drf", "sharing-incentive"].holds is True
     assert table.proof("drf", "sharing-incentive").complete
-    assert table.cell_text("drf", "sharing-incentive") == f"{HOLDS} (proved)"
+    assert table.cell_text("drf", "sharing-incentive") == f"{HOLDS} (proved ≤ 2x2)"
 
 
-@pytest.mark.parametrize(("option", "mark"), [("weights", "(proved: weighted)"), ("caps", "(proved: capped)")])
+@pytest.mark.parametrize(("option", "mark"), [("weights", "(proved ≤ 2x2: weighted)"),
+                                               ("caps", "(proved ≤ 2x2: capped)")])
 def test_proved_mark_names_the_class_it_covers(option: str, mark: str) -> None:
     table = _missed("drf", "sharing-incentive", InstanceClass.parse(option))
     prove_cells(table, 2, 2, workers=1)

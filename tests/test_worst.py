@@ -163,6 +163,23 @@ def test_plot_returns_the_figure() -> None:
     assert fig.axes[0].get_ylabel() == "efficiency"
 
 
+@pytest.mark.parametrize("suffix, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")])
+def test_cli_plot_writes_the_figure_by_suffix(capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str,
+                                              magic: bytes) -> None:
+    out = tmp_path / f"worst.{suffix}"
+    code, text, _ = run_cli(capsys, "drf", "efficiency", "--budget", "20", "--bound", "no", "--plot", str(out))
+    assert code == 0 and "worst value" in text and out.read_bytes().startswith(magic)
+
+
+@pytest.mark.parametrize("argv, word", [
+    (["drf", "efficiency", "--plot", "out.gif"], "--plot out.gif: unsupported image format"),
+    (["drf", "efficiency", "--plot", "no/such/dir/out.png"], "does not exist"),
+    (["--policies", "drf", "--metrics", "envy", "--plot", "out.png"], "--plot: draws one worst case")])
+def test_cli_plot_bad_destination_exits_2(capsys: pytest.CaptureFixture[str], argv: list[str], word: str) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and word in err
+
+
 def test_the_table_on_processes_equals_one_process() -> None:
     from analyzer.worst.table import worst_table
 

@@ -27,3 +27,13 @@ def test_worst_table_on_dask_equals_one_process(scheduler: str) -> None:
     dist = worst_table(["drf", "asset"], ["envy", "utilization"], scheduler=scheduler, **args)
     assert {k: (c.value, c.instance) for k, c in dist.cells.items()} == {k: (c.value, c.instance)
                                                                          for k, c in one.cells.items()}
+
+
+def test_frontier_on_dask_equals_one_process(scheduler: str) -> None:
+    from analyzer import frontier
+
+    args: dict[str, Any] = {"metric": "utilization", "properties": ["envy-freeness"], "budget": 10, "seed": 3}
+    one = frontier("gfj", "beta", [1, "inf"], workers=1, **args)
+    dist = frontier("gfj", "beta", [1, "inf"], scheduler=scheduler, **args)
+    assert one.to_pandas().equals(dist.to_pandas())
+    assert [p.worst.instance for p in one.points] == [p.worst.instance for p in dist.points]

@@ -1,11 +1,15 @@
 """The progress file of a bounded proof (``--resume FILE``).
 
 JSON, rewritten atomically (a temporary file, then ``os.replace``) after
-every finished chunk: the run it belongs to (policy, property, class,
-chunk size), the chunks done and the totals so far. A run given the file
-again skips the chunks done, so an interrupted proof continues where it
-stopped and ends with the same verdict and totals as an uninterrupted one.
-A file written for another run is bad input.
+every finished chunk: the run it belongs to (policy, property, class and
+bound, chunk size, and the digests of everything the verdict depends on:
+the policy's and the property's definitions and fairalloc's version and
+sources, :mod:`.digest`), the chunks done and the totals so far. A run
+given the file again skips the chunks done, so an interrupted proof
+continues where it stopped and ends with the same verdict and totals as an
+uninterrupted one. A file written for another run, or under another
+definition of any of those (a policy file edited since, another fairalloc),
+is bad input: never a verdict replayed from it.
 """
 
 from __future__ import annotations
@@ -18,8 +22,12 @@ from typing import Any
 
 from models import PolicyError
 
-#: Format version of the progress file.
-VERSION = 1
+#: Format version of the progress file (2: the run records the digests of
+#: :mod:`.digest`; a version 1 file, without them, is refused).
+VERSION = 2
+#: The run's digests, in words (for the refusal's message).
+DIGESTS = {"policy_definition": "the policy's definition (parameters and source)",
+           "property_definition": "the property's definition", "fairalloc": "fairalloc's version or sources"}
 
 
 @dataclass
@@ -83,7 +91,8 @@ def _differs(old: Any, new: dict[str, Any]) -> str:
     if not isinstance(old, dict):
         return "no run recorded"
     keys = [k for k in new if old.get(k) != new[k]]
-    return ", ".join(f"{k} {old.get(k)!r} there, {new[k]!r} here" for k in keys) or "other fields"
+    return ", ".join(f"{DIGESTS[k]} changed: {old.get(k)} there, {new[k]} here" if k in DIGESTS
+                     else f"{k} {old.get(k)!r} there, {new[k]!r} here" for k in keys) or "other fields"
 
 
 def save(path: str | Path | None, progress: Progress) -> None:

@@ -46,9 +46,8 @@ def add_run_options(p: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="master seed (default: 0); same seed, same result")
     p.add_argument("--class", dest="instance_class", default=None,
                    help="instance class: paper (default) or options zeros,weights,caps (or all)")
-    p.add_argument(
-        "--mode", choices=("continuous", "discrete"), default="continuous", help="setting (default: continuous)"
-    )
+    p.add_argument("--mode", choices=("continuous", "discrete", "dynamic"), default="continuous",
+                   help="setting (default: continuous; dynamic: users arrive in the order listed)")
     p.add_argument("--out", default=None, help="stream checkpoints and findings to this JSON-lines file")
     p.add_argument("--resume", action="store_true", help="continue the run recorded in --out")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")

@@ -55,23 +55,23 @@ def figure_options(args: argparse.Namespace) -> dict[str, Any]:
             "dominant": not args.no_dominant}
 
 
-def check_output_path(path: str) -> Path:
+def check_output_path(path: str, flag: str = "-o") -> Path:
     """Reject an unsupported extension or an unwritable destination before
-    any work is done (one line naming ``-o`` and the path)."""
+    any work is done (one line naming ``flag`` and the path)."""
     from ..plotting.style import plot_format
 
     try:
         plot_format(path)
     except ValueError as exc:
-        raise UsageError(f"-o {exc}") from None
+        raise UsageError(f"{flag} {exc}") from None
     out = Path(path)
     parent = out.parent if str(out.parent) else Path(".")
     if out.is_dir():
-        raise UsageError(f"-o {path}: is a directory")
+        raise UsageError(f"{flag} {path}: is a directory")
     if not parent.is_dir():
-        raise UsageError(f"-o {path}: directory {str(parent)!r} does not exist")
+        raise UsageError(f"{flag} {path}: directory {str(parent)!r} does not exist")
     if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        raise UsageError(f"-o {path}: not writable")
+        raise UsageError(f"{flag} {path}: not writable")
     return out
 
 

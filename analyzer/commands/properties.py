@@ -22,7 +22,8 @@ def run(args: argparse.Namespace) -> int:
     reg = available_properties()
     names = list(reg)  # the paper's Table 2 order
     rows = [[n, reg[n].summary, reg[n].source] for n in names]
-    data = {n: {"title": reg[n].title, "definition": reg[n].summary, "source": reg[n].source} for n in names}
+    data = {n: {"title": reg[n].title, "definition": reg[n].summary, "source": reg[n].source,
+                "settings": list(reg[n].modes)} for n in names}
     table = Table("Properties", ["property", "definition", "source"], rows)
     write_out(render(Document([table], data=lambda: data), args.format))
     return 0

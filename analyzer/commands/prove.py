@@ -4,8 +4,10 @@ property for every instance of one size with an SMT solver (z3), or, with
 exhaustive enumeration (:mod:`analyzer.proving_discrete`).
 
 Exit 0 proved, 1 counterexample (printed like ``fairalloc check`` prints
-one, re-verified exactly), 3 unknown (timeout or z3 gave up), 2 bad input,
-130 interrupted (a discrete run keeps its ``--resume`` file).
+one, re-verified exactly), 3 unknown (timeout or z3 gave up), 4 vacuous
+(no feasible allocation violates the property at that size, so it says
+nothing about the policy), 2 bad input, 130 interrupted (a discrete run
+keeps its ``--resume`` file).
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from ..cli import (
 from ..formats import Document, render
 from ..render import Table
 
+#: Exit code of a vacuous proof: the property says nothing at that size.
+EXIT_VACUOUS = 4
 #: Exit code by proof status.
-EXIT_CODES = {"proved": EXIT_OK, "counterexample": EXIT_VIOLATION, "unknown": EXIT_SOLVER}
+EXIT_CODES = {"proved": EXIT_OK, "counterexample": EXIT_VIOLATION, "unknown": EXIT_SOLVER, "vacuous": EXIT_VACUOUS}
 
 
 def register(sub: Any) -> None:
@@ -43,6 +47,8 @@ def register(sub: Any) -> None:
     p.add_argument("--capped", action="store_true", help="any task caps k_i >= 0 (or none)")
     p.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds for the whole proof (default: 60)")
     p.add_argument("--workers", type=int, default=None, help="processes solving cases in parallel (default: CPUs)")
+    p.add_argument("--mode", choices=("continuous", "dynamic"), default="continuous",
+                   help="setting (default: continuous; dynamic: users arrive in order, the dynamic-* properties)")
     p.add_argument("--discrete", action="store_true",
                    help="the discrete setting: every integer instance within --bound, checked exhaustively")
     p.add_argument("--bound", type=str, default=None, metavar="K",
@@ -51,6 +57,9 @@ def register(sub: Any) -> None:
                    help="with --discrete: run the chunks on the Dask scheduler at ADDR (tcp://host:port)")
     p.add_argument("--resume", default=None, metavar="FILE",
                    help="with --discrete: progress file, continued when it exists and kept on Ctrl-C")
+    p.add_argument("--emit-smt2", default=None, metavar="DIR",
+                   help="write every case as a self-contained SMT-LIB2 script to DIR (created when missing), "
+                        "the text z3 and cvc5 decided: re-check it with any solver")
     add_format_option(p)
     p.set_defaults(run=run)
 
@@ -61,14 +70,22 @@ def run(args: argparse.Namespace) -> int:
     from ..proving import prove
 
     if args.discrete:
+        if args.mode != "continuous":
+            raise UsageError(f"--mode {args.mode}: not with --discrete")
+        if args.emit_smt2 is not None:
+            raise UsageError("--emit-smt2: not with --discrete (the discrete setting enumerates instances)")
         from ._prove_discrete import run_discrete
 
         return run_discrete(args)
     for flag in ("bound", "scheduler", "resume"):
         if getattr(args, flag) is not None:
             raise UsageError(f"--{flag}: only with --discrete")
+    from proofs.prover.smtlib import emit_directory
+
+    emit_directory(args.emit_smt2, field="--emit-smt2")
     r = prove(args.policy, args.property, args.users, args.resources, domain=args.domain, weighted=args.weighted,
-              capped=args.capped, timeout=args.timeout, workers=args.workers)
+              capped=args.capped, timeout=args.timeout, workers=args.workers, mode=args.mode,
+              emit_smt2=args.emit_smt2)
     write_out(render(proof_document(r), args.format))
     if any(c.reason == INTERRUPTED for c in r.cases) and r.status == "unknown":
         return fail("interrupted: the cases decided so far are listed above", EXIT_INTERRUPTED)
@@ -80,21 +97,22 @@ def proof_document(r: Any) -> Document:
     :func:`text` writes them."""
     verdict = [["status", r.status], ["policy", r.policy], ["property", r.property],
                ["size", f"{r.users} users x {r.resources} resources"], ["domain", r.domain],
-               ["seconds", round(r.seconds, 3)], ["note", r.note], ["reason", r.reason]]
+               ["seconds", round(r.seconds, 3)], ["solvers", ", ".join(r.solvers)], ["note", r.note],
+               ["reason", r.reason]]
     if r.counterexample is not None:
         verdict += [["counterexample", r.counterexample.instance.describe()],
                     ["violation", r.counterexample.message]]
-    cases = [[c.label, c.status, round(c.seconds, 3), c.reason] for c in r.cases]
+    cases = [[c.label, c.status, round(c.seconds, 3), round(c.recheck_seconds, 3), c.reason] for c in r.cases]
     return Document([Table("Proof", ["field", "value"], verdict),
-                     Table("Cases", ["case", "status", "seconds", "reason"], cases)],
+                     Table("Cases", ["case", "status", "z3 seconds", "cvc5 seconds", "reason"], cases)],
                     data=r.to_dict, own={"text": lambda: text(r)})
 
 
 def verdict_head(r: Any, found: str, proved: str, where: str) -> str:
     """The head line of a proof's verdict: the violation and how it was
     ``found``, ``"P PROVED for X"`` and ``proved`` (the scope), or
-    ``"P for X"``, ``where`` and ``": UNKNOWN (why)"`` (SMT and discrete
-    proofs alike)."""
+    ``"P for X"``, ``where`` and ``": UNKNOWN (why)"`` or ``": VACUOUS
+    (why)"`` (SMT and discrete proofs alike)."""
     from .check import violation_text
 
     if r.status == "counterexample":
@@ -102,7 +120,7 @@ def verdict_head(r: Any, found: str, proved: str, where: str) -> str:
     elif r.status == "proved":
         head = f"{r.property} PROVED for {r.policy}{proved}"
     else:
-        head = f"{r.property} for {r.policy}{where}: UNKNOWN ({r.reason})"
+        head = f"{r.property} for {r.policy}{where}: {'VACUOUS' if r.status == 'vacuous' else 'UNKNOWN'} ({r.reason})"
     return head.rstrip("\n")
 
 
@@ -118,7 +136,20 @@ def text(r: Any) -> str:
              f"{a['setting']}")
     head = verdict_head(r, f"constructed by the SMT solver at {size} ({r.domain} demands)",
                         f" on every instance with {size}\n({scope})", f" at {size}")
+    if r.status == "vacuous":
+        return f"{head}\nnothing to solve: every policy has the property at {size}\n"
     decided = sum(c.status != "unknown" for c in r.cases)
-    lines = [head, f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
-    lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s){' ' + c.reason if c.reason else ''}" for c in r.cases]
+    lines = [head] + ([f"reductions: {a['symmetries']}"] if "symmetries" in a else [])
+    lines += [f"{decided} of {a['cases']} cases decided in {r.seconds:.2f} s ({a['solver']}):"]
+    lines += [f"  {c.label}: {c.status} ({c.seconds:.2f} s{_recheck(c)}){' ' + c.reason if c.reason else ''}"
+              for c in r.cases]
+    if r.solvers:
+        lines.append(f"{'verdict of' if len(r.solvers) > 1 else 'constructed by'}: {' and '.join(r.solvers)}"
+                     + (" (both answered unsat on every case)" if len(r.solvers) > 1 else
+                        " (then re-verified by the checker)"))
     return "\n".join(lines) + "\n"
+
+
+def _recheck(case: Any) -> str:
+    """``"; cvc5 0.12 s"`` when cvc5 re-checked the case."""
+    return f"; cvc5 {case.recheck_seconds:.2f} s" if case.recheck_seconds else ""

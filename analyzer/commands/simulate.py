@@ -149,6 +149,10 @@ def simulation_tables(results: list[Any]) -> tuple[list[Table], list[str]]:
             notes.append(f"{r.policy}: {len(r.violations)} violations (up to one task): {shown}")
         elif r.stats.get("checked"):
             notes.append(f"{r.policy}: no violation of sharing incentive or envy-freeness up to one task")
+    numba = sum(r.stats.get("kernel_seconds", 0.0) for r in results)
+    if numba > 0:
+        notes.append(f"numba compiled (once per installation) or loaded the fast kernels in {numba:.2f} s, "
+                     "not counted in the Runs table's seconds")
     return tables, notes
 
 

@@ -90,11 +90,19 @@ def allocation_tables(inst: Any, allocs: list[Any]) -> tuple[list[Table], list[s
                     [[u, *[tasks(a, i) for a in allocs]] for i, u in enumerate(inst.users)])
     t_dom = Table("Dominant share per user", ["user", *names],
                   [[u, *[dom(a, i) for a in allocs]] for i, u in enumerate(inst.users)])
+    exact = bool(allocs) and all(a.exact for a in allocs)  # then capacities are shown exactly too
+
+    def bundle(a: Any, i: int, j: int) -> Any:
+        return a.bundles_exact[i][j] if a.exact else float(a.bundles[i, j])
+
+    def util(a: Any, j: int) -> Any:
+        return a.utilization_exact[j] if a.exact else float(a.utilization[j])
+
     t_bundle = Table("Bundle per user and resource", ["user", "resource", *names],
-                     [[u, r, *[float(a.bundles[i, j]) for a in allocs]]
+                     [[u, r, *[bundle(a, i, j) for a in allocs]]
                       for i, u in enumerate(inst.users) for j, r in enumerate(inst.resources)])
     t_util = Table("Utilization per resource", ["resource", "capacity", *names],
-                   [[r, float(inst.capacity[j]), *[float(a.utilization[j]) for a in allocs]]
+                   [[r, inst.capacity_exact[j] if exact else float(inst.capacity[j]), *[util(a, j) for a in allocs]]
                     for j, r in enumerate(inst.resources)])
     notes = [f"{a.policy}: {a.message}" for a in allocs if a.message]
     return [t_tasks, t_dom, t_bundle, t_util], notes

@@ -9,11 +9,15 @@ from ..cli import EXIT_INTERRUPTED, EXIT_OK, UsageError, fail, split_list, write
 from ._progress import add_run_options, checked_budget, progress_bar, quiet_numeric_warnings
 
 DEFAULT_POLICIES = "asset,ceei,drf"
+#: The columns of a dynamic-setting table: the two dynamic mechanisms and
+#: DRF recomputed at every arrival (Kash, Procaccia and Shah, JAIR 51, 2014).
+DYNAMIC_POLICIES = "dynamic-drf,cautious-drf,drf"
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("table", help="property table: which policy keeps which property (like the paper's Table 2)")
-    p.add_argument("--policy", default=DEFAULT_POLICIES, help=f"comma-separated policies (default: {DEFAULT_POLICIES})")
+    p.add_argument("--policy", default=None, help=f"comma-separated policies (default: {DEFAULT_POLICIES}; "
+                                                  f"{DYNAMIC_POLICIES} with --mode dynamic)")
     p.add_argument("--property", default=None, help="comma-separated properties (default: all)")
     add_run_options(p)
     p.add_argument("--prove", default=None, metavar="N,M",
@@ -35,7 +39,9 @@ def run(args: argparse.Namespace) -> int:
     bound = prove_bound(args.prove_bound, sizes is not None, args.mode)
     props = split_list(args.property, "property") if args.property is not None else None
     try:
-        job = TableRun(split_list(args.policy, "policy"), props, budget=budget, seed=args.seed,
+        policies = args.policy if args.policy is not None else \
+            DYNAMIC_POLICIES if args.mode == "dynamic" else DEFAULT_POLICIES
+        job = TableRun(split_list(policies, "policy"), props, budget=budget, seed=args.seed,
                        instance_class=args.instance_class, mode=args.mode, out=args.out, resume=args.resume,
                        workers=args.workers, scheduler=args.scheduler)
     except ValueError as exc:

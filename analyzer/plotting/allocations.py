@@ -159,11 +159,12 @@ def _draw(instance: Instance, data: list[PlotSeries], ax: Any, title: str | None
         _one_axes(ax, instance, data, colors, top, value_labels)
         users_key(fig, instance.users, colors, ax, _has_discrete(data))
         return fig
-    from matplotlib.figure import Figure
+    from .figure import new_figure
 
     k = len(data)
     panel_w = min(2.0 + 0.45 * m * (2 if _has_discrete(data) else 1), 8.0)
-    fig = Figure(figsize=figsize or (min(panel_w * k + 1.5, 24.0), 6.6 if dominant else 4.0), layout="constrained")
+    fig = new_figure(figsize=figsize or (min(panel_w * k + 1.5, 24.0), 6.6 if dominant else 4.0),
+                     layout="constrained")
     mosaic: list[HashableList[str]] = [[f"p{j}" for j in range(k)]]
     if dominant:
         mosaic.append(["dom" for _ in range(k)])

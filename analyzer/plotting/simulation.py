@@ -29,9 +29,9 @@ SIZE_BINS: tuple[int, ...] = (1, 11, 51, 101, 501, 1001)
 
 
 def _figure(rows: int, cols: int, height: float) -> Any:
-    from matplotlib.figure import Figure
+    from .figure import new_figure
 
-    return Figure(figsize=(min(4.2 * cols + 1.5, 24.0), height * rows), layout="constrained")
+    return new_figure(figsize=(min(4.2 * cols + 1.5, 24.0), height * rows), layout="constrained")
 
 
 def plot_simulations(results: Sequence[SimulationResult], path: str | Path, title: str | None = None) -> Path:

@@ -22,7 +22,7 @@ from .style import axis_top, plot_format, render_figure, user_colors, users_key
 def plot_shares_over_time(times: Sequence[float] | np.ndarray, shares: np.ndarray, users: Sequence[str],
                           resources: Sequence[str], path: str | Path | None = None, *, ax: Any = None,
                           dominant: bool = True, title: str | None = None, figsize: tuple[float, float] | None = None,
-                          dpi: float | None = None, style: str | None = None) -> Any:
+                          dpi: float | None = None, style: str | None = None, arrivals: bool = False) -> Any:
     """Draw each user's share of each resource over time (one panel per
     resource) and its dominant share (a last panel), as step lines, like the
     paper's Figure 8; return the matplotlib ``Figure``.
@@ -44,6 +44,9 @@ def plot_shares_over_time(times: Sequence[float] | np.ndarray, shares: np.ndarra
         Add the dominant-share panel (new figures only).
     title, figsize, dpi, style
         As for :func:`analyzer.plotting.allocations.plot_allocations`.
+    arrivals : bool
+        The horizontal axis counts arrivals (the dynamic setting's steps,
+        :meth:`analyzer.DynamicRun.plot`): whole-number ticks, labelled so.
 
     Returns
     -------
@@ -61,28 +64,32 @@ def plot_shares_over_time(times: Sequence[float] | np.ndarray, shares: np.ndarra
         raise ValueError(f"shares must have shape (times, users, resources) = "
                          f"({t.shape[0]}, {len(users)}, {len(resources)}), got {s.shape}")
     fmt = plot_format(path) if path is not None else None
-    return render_figure(lambda: _draw(t, s, list(users), list(resources), ax, dominant, title, figsize), path, fmt,
-                         dpi, style)
+    return render_figure(lambda: _draw(t, s, list(users), list(resources), ax, dominant, title, figsize, arrivals),
+                         path, fmt, dpi, style)
 
 
 def _draw(t: np.ndarray, s: np.ndarray, users: list[str], resources: list[str], ax: Any, dominant: bool,
-          title: str | None, figsize: tuple[float, float] | None) -> Any:
+          title: str | None, figsize: tuple[float, float] | None, arrivals: bool) -> Any:
     colors = user_colors(len(users))
     dom = s.max(axis=2) if s.size else np.zeros(s.shape[:2])
     if ax is not None:
         _lines(ax, t, dom, colors, "dominant share")
         users_key(ax.figure, users, colors, ax)
         return ax.figure
-    from matplotlib.figure import Figure
+    from .figure import new_figure
 
     panels = [(f"share of {r}", s[:, :, j]) for j, r in enumerate(resources)]
     if dominant:
         panels.append(("dominant share", dom))
-    fig = Figure(figsize=figsize or (7.0, 1.9 * len(panels) + 0.6), layout="constrained")
+    fig = new_figure(figsize=figsize or (7.0, 1.9 * len(panels) + 0.6), layout="constrained")
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     for a, (label, values) in zip(axes, panels, strict=True):
         _lines(a, t, values, colors, label)
-    axes[-1].set_xlabel("time")
+    axes[-1].set_xlabel("arrival" if arrivals else "time")
+    if arrivals:
+        from matplotlib.ticker import MaxNLocator
+
+        axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     users_key(fig, users, colors)
     if title:
         fig.suptitle(title)

@@ -90,14 +90,7 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
     if solve is None:
         return out
     _MEMO.clear()
-    groups: dict[tuple[int, int, bytes], list[int]] = {}
-    for idx, inst in enumerate(instances):
-        groups.setdefault((inst.n, inst.m, inst.weights.tobytes()), []).append(idx)
-    for idxs in groups.values():
-        members = [instances[i] for i in idxs]
-        D = np.stack([inst.demands for inst in members]).astype(float)
-        R = np.stack([inst.capacity for inst in members]).astype(float)
-        caps = np.stack([inst.max_tasks for inst in members]).astype(float)
+    for idxs, members, D, R, caps in shape_groups(instances):
         if len(members) == 1:
             R = R[0]
         x, ok = run_batch(solve, D, R, members[0].weights, caps)
@@ -105,6 +98,24 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
             if good:
                 out[i] = row
                 _MEMO[id(instances[i])] = (instances[i], policy.label, mode, row)
+    return out
+
+
+def shape_groups(instances: Sequence[Instance], keep: Any = None
+                 ) -> list[tuple[list[int], list[Instance], np.ndarray, np.ndarray, np.ndarray]]:
+    """The instances grouped by shape ``(n, m)`` and weights (those
+    ``keep(instance)`` accepts, all by default), each group stacked:
+    ``(indices, members, demands (K, n, m), capacities (K, m), caps (K, n))``."""
+    groups: dict[tuple[int, int, bytes], list[int]] = {}
+    for idx, inst in enumerate(instances):
+        if keep is None or keep(inst):
+            groups.setdefault((inst.n, inst.m, inst.weights.tobytes()), []).append(idx)
+    out = []
+    for idxs in groups.values():
+        members = [instances[i] for i in idxs]
+        out.append((idxs, members, np.stack([inst.demands for inst in members]).astype(float),
+                    np.stack([inst.capacity for inst in members]).astype(float),
+                    np.stack([inst.max_tasks for inst in members]).astype(float)))
     return out
 
 

@@ -34,10 +34,17 @@ import numpy as np
 from models import Allocation, Instance, Policy, PolicyError, get_policy
 from models.registry import Registry
 
-#: The settings a property can be checked in.
+#: The settings a property can be checked in: one allocation of continuous
+#: or whole tasks (Ghodsi et al., NSDI 2011), or the allocations after every
+#: arrival (Kash, Procaccia and Shah, JAIR 51, 2014; :mod:`analyzer.dynamics`).
 CONTINUOUS = "continuous"
 DISCRETE = "discrete"
-MODES: tuple[str, ...] = (CONTINUOUS, DISCRETE)
+DYNAMIC = "dynamic"
+MODES: tuple[str, ...] = (CONTINUOUS, DISCRETE, DYNAMIC)
+#: The settings of one allocation (a property's default :attr:`Property.modes`).
+STATIC_MODES: tuple[str, ...] = (CONTINUOUS, DISCRETE)
+#: Why a property of one allocation is not checked in the dynamic setting.
+STATIC_WHY = "a property of one allocation; the dynamic setting has its own (fairalloc properties: dynamic-*)"
 
 
 @dataclass
@@ -67,7 +74,7 @@ class Violation:
     exact : bool
         True once re-verified in exact arithmetic.
     mode : str
-        ``"continuous"`` or ``"discrete"``.
+        ``"continuous"``, ``"discrete"`` or ``"dynamic"``.
     """
 
     property: str
@@ -127,7 +134,7 @@ class Property(ABC):
     search_cost: ClassVar[float] = 1.0
     #: The settings (:data:`MODES`) the property is defined in; a property
     #: table shows the cells of any other setting as n/a (:meth:`undefined_in`).
-    modes: ClassVar[tuple[str, ...]] = MODES
+    modes: ClassVar[tuple[str, ...]] = STATIC_MODES
     #: Why the property is not defined outside :attr:`modes`.
     undefined_why: ClassVar[str] = ""
 
@@ -146,7 +153,8 @@ class Property(ABC):
         otherwise why not (a property table's cell is then n/a, with it)."""
         if mode in self.modes:
             return None
-        return f"not defined in the {mode} setting ({self.undefined_why})"
+        why = STATIC_WHY if mode == DYNAMIC else self.undefined_why
+        return f"not defined in the {mode} setting ({why})"
 
     def applies_to_shape(self, n: int, m: int) -> bool:
         """False when :meth:`applies` rejects every instance with ``n``
@@ -211,6 +219,20 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+def require_defined(prop: Property, mode: str) -> None:
+    """Raise when a property of the dynamic setting is asked of a static
+    one or the other way round (the static settings keep their own
+    messages: a property's check says why it is continuous-only).
+
+    Raises
+    ------
+    PolicyError
+        Naming the property and why (a bad-input error, exit code 2 on the CLI).
+    """
+    if DYNAMIC in (mode, *prop.modes) and (why := prop.undefined_in(mode)) is not None:
+        raise PolicyError(f"property {prop.name!r}: {why}")
+
+
 def allocate(policy: str | Policy, instance: Instance, mode: str = CONTINUOUS, exact: bool = False) -> Allocation:
     """The allocation a property check compares against, in ``mode``.
 
@@ -243,7 +265,8 @@ def allocate(policy: str | Policy, instance: Instance, mode: str = CONTINUOUS, e
     >>> allocate("drf", inst, exact=True).x_exact
     (Fraction(3, 1), Fraction(2, 1))
     """
-    check_mode(mode)
+    if check_mode(mode) == DYNAMIC:
+        raise PolicyError("the dynamic setting has one allocation per arrival: analyzer.dynamic_run")
     if mode == CONTINUOUS:
         from ..api import solve
 

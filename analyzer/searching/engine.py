@@ -39,7 +39,7 @@ from typing import Any
 
 from models import Instance, Policy
 
-from ..properties.base import CONTINUOUS, Property, Violation
+from ..properties.base import CONTINUOUS, Property, Violation, require_defined
 from .checkpoint import SearchState
 from .checks import check_one, examine
 from .classes import InstanceClass
@@ -170,7 +170,9 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     instance_class : InstanceClass or str, optional
         Default: the paper's class (positive demands, unweighted, uncapped).
     mode : str
-        ``"continuous"`` or ``"discrete"``.
+        ``"continuous"``, ``"discrete"`` or ``"dynamic"`` (users arrive in
+        the instance's user order; the dynamic properties, a static policy
+        recomputed at every arrival).
     out : str, optional
         JSON-lines file the search streams checkpoints and findings to.
     workers : int or None
@@ -195,6 +197,7 @@ def search(policy: str | Policy, property: str | Property, budget: int = 10_000,
     from .stream import open_stream
 
     cell = make_cell(policy, property, budget, seed, instance_class, mode)
+    require_defined(cell.prop, cell.mode)
     config = {"command": "search", "policy": cell.policy.label, "property": cell.prop.name, "budget": cell.budget,
               "seed": cell.seed, "class": cell.cls.to_dict(), "mode": cell.mode}
     recorder, state = open_stream(out, config, resume)

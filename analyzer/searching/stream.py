@@ -33,6 +33,11 @@ from ..render import _json_default
 CHECKPOINT_SECONDS: float = 0.5
 
 
+def _line(record: dict[str, Any]) -> bytes:
+    """One record as one JSON line."""
+    return (json.dumps(record, default=_json_default, separators=(",", ":")) + "\n").encode()
+
+
 @dataclass
 class Recorder:
     """Appends records to a JSON-lines file (``path=None``: records nothing)."""
@@ -43,7 +48,7 @@ class Recorder:
         """Append one record as one line, flushed."""
         if self.path is None:
             return
-        line = (json.dumps(record, default=_json_default, separators=(",", ":")) + "\n").encode()
+        line = _line(record)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line)
@@ -143,8 +148,14 @@ def open_stream(path: str | None, config: dict[str, Any], resume: bool) -> tuple
                 raise ValueError(f"{path}: was written with other parameters ({_diff(state.config, config)}); "
                                  "rerun without --resume or use another --out")
             return rec, state
-    Path(path).write_text("")
-    rec.emit({"type": "header", "config": config})
+    # the file appears with its header or not at all: a Ctrl-C between emptying it and writing the
+    # header left an empty file that --resume cannot continue
+    tmp = Path(f"{path}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(_line({"type": "header", "config": config}))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return rec, ResumeState(config=config)
 
 

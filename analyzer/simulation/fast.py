@@ -21,8 +21,9 @@ them:
   (on a machine that can be over-committed the tasks go on one at a time,
   each slowed down by the over-commit just after it, as in the reference).
 
-The event loop (:mod:`.kernel`) runs compiled with numba when it is
-installed and as plain Python otherwise: the same code, the same results.
+The event loop (:mod:`.kernel`) runs as plain Python and, once a run's
+work makes it pay (:mod:`.dispatch`), compiled with numba: the same code,
+the same results.
 Python admits arriving jobs and resubmissions between kernel calls, so the
 trace is streamed. Keys are the policy's own share, computed as
 ``U[j] / den[j]`` combined by ``max`` or ``sum``: :func:`kernel_keys`
@@ -33,16 +34,16 @@ accepts a policy only when that expression equals
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from models.compiled import compiled, numba_available
+from models.kernels import Stopwatch
 
 from . import kernel as kn
 from . import kstore as ks
+from .dispatch import KernelForms
 from .keys import ShareModel
 from .options import penalties, random_ties
 from .result import JobRecord, SimulationResult
@@ -210,9 +211,7 @@ class FastEngine:
         self.jobs: dict[str, JobRecord] = {}
         self.durations: dict[tuple[float, ...], int] = {}
         self.violations: list[dict[str, Any]] = []
-        self.compiled = numba_available()
-        self.k_run = compiled(kn.run, kn.HELPERS, runtime=False)  # allocates nothing
-        self.k_admit = compiled(kn.admit, kn.HELPERS, runtime=False)
+        self.forms = KernelForms(ROUNDS_PER_CALL)
 
     # ------------------------------------------------------------ admission (Python: one call per job spec)
     def _user(self, name: str) -> int:
@@ -256,7 +255,7 @@ class FastEngine:
         st.sf[s] = np.nan
         st.room_events(int(st.c[ks.EV_N]) + 2)
         cancel = math.nan if spec.until is None else max(spec.until, t)
-        self.k_admit(t, s, cancel, *st.admit_args())
+        self.forms.admit(t, s, cancel, *st.admit_args())
 
     def _readmit(self, t: float) -> None:
         st = self.st
@@ -274,7 +273,8 @@ class FastEngine:
         each = self.check or self.progress is not None
         while True:
             before = int(st.c[ks.LAUNCHED])
-            code = self.k_run(st.ft, t_stop, until, stop_after_events, each, ROUNDS_PER_CALL, *st.run_args())
+            code = self.forms.run(st.ft, t_stop, until, stop_after_events, each, self.forms.rounds, *st.run_args())
+            self.forms.update(st.c)
             if code == kn.GROW:
                 st.grow()
             elif code == kn.REPEATS:
@@ -290,7 +290,7 @@ class FastEngine:
                 return code
 
     def run(self) -> SimulationResult:
-        t0 = time.perf_counter()
+        watch = Stopwatch()  # compiling or loading the kernels is not the run's time
         st = self.st
         stream = self.w.specs()
         nxt = next(stream, None)
@@ -313,7 +313,7 @@ class FastEngine:
             interrupted = True
         t = float(st.ft[0])
         end = t if self.until is None or interrupted else max(t, self.until)
-        return self._result(start, end, interrupted, time.perf_counter() - t0)
+        return self._result(start, end, interrupted, watch)
 
     def _check(self, t: float) -> None:
         from .properties import named_violations
@@ -350,7 +350,7 @@ class FastEngine:
             rec.finish = b if b > -math.inf else d if d < math.inf else None
         return tuple(recs)
 
-    def _result(self, start: float, end: float, interrupted: bool, seconds: float) -> SimulationResult:
+    def _result(self, start: float, end: float, interrupted: bool, watch: Stopwatch) -> SimulationResult:
         st, m, c = self.st, len(self.w.resources), self.st.c
         n_log, n_t, n_u = int(c[ks.LOG_N]), int(c[ks.T_N]), len(self.users)
         li = st.li[:n_log]
@@ -363,7 +363,8 @@ class FastEngine:
             demands=st.sd[: len(self.specs), :m].copy(), job_records=self._records(),
             violations=tuple(self.violations), work=st.work.copy(),
             stats={"decisions": int(c[ks.DECISIONS]), "events": int(c[ks.EVENTS]),
-                   "tasks_launched": int(c[ks.LAUNCHED]), "seconds": seconds, "interrupted": interrupted,
+                   "tasks_launched": int(c[ks.LAUNCHED]), "seconds": watch.seconds(), "interrupted": interrupted,
                    "late_arrivals": self.w.late[0], "tasks_running": int(c[ks.LAUNCHED] - c[ks.FINISHED]),
-                   "checked": self.check, "engine": "compiled" if self.compiled else "python"},
+                   "checked": self.check, "engine": "compiled" if self.forms.compiled else "python",
+                   "kernel_seconds": watch.kernel_seconds(), "compiled_after": self.forms.compiled_after},
         )

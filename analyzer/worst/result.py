@@ -25,6 +25,12 @@ class Bound:
     attained : Any
         The worst value of an instance known (the search's or one the prover
         constructed): the truth lies between the two.
+    instance : Instance or None
+        The instance the prover constructed, when it is worse than the
+        search's (re-verified exactly: its value is :attr:`attained`);
+        ``None`` when the search's instance attains :attr:`attained`.
+    detail : dict
+        What attains the value on :attr:`instance` (e.g. the lie).
     steps : list of tuple
         ``(v, status)`` for each bisection query.
     seconds : float
@@ -38,10 +44,13 @@ class Bound:
     steps: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     complete: bool = True
+    instance: Instance | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": str(self.value), "value_float": float(self.value), "attained": str(self.attained),
-                "steps": [list(s) for s in self.steps], "seconds": self.seconds, "complete": self.complete}
+                "steps": [list(s) for s in self.steps], "seconds": self.seconds, "complete": self.complete,
+                "instance": None if self.instance is None else self.instance.to_dict(), "detail": self.detail}
 
 
 @dataclass
@@ -59,8 +68,12 @@ class WorstCase:
     trace : list of TracePoint
         Each improvement of the search (evaluations, seconds, float value, phase).
     bound : Bound or None
-        The proved bound, when the metric and policy have an SMT encoding
-        and one was asked for.
+        The proved bound, when the metric and policy have an SMT encoding,
+        one was asked for and z3 proved something (a bound that proved
+        nothing is no bound).
+    bound_note : str
+        Why :attr:`bound` is ``None`` when a bound was asked for (no
+        encoding, z3 unknown or out of time, interrupted); empty otherwise.
     """
 
     policy: str
@@ -81,6 +94,7 @@ class WorstCase:
     trace: list[TracePoint] = field(default_factory=list)
     bound: Bound | None = None
     interrupted: bool = False
+    bound_note: str = ""
 
     @property
     def value_text(self) -> str:
@@ -100,6 +114,7 @@ class WorstCase:
             "tasks": {u: str(t) for u, t in self.allocation.tasks.items()}, "detail": self.detail,
             "search_value": self.found, "evaluations": self.evaluations, "seconds": self.seconds,
             "interrupted": self.interrupted, "bound": None if self.bound is None else self.bound.to_dict(),
+            "bound_note": self.bound_note,
             "trace": [[p.evaluations, p.seconds, p.value, p.phase] for p in self.trace],
         }
 

@@ -255,35 +255,36 @@ class Run:
         return heap, jump
 
     def _compiled_first_fit(self, S: list[int]) -> bool:
-        """On machines with first fit and numba installed, run
+        """On machines with first fit, when the work is large enough to pay
+        for numba (:func:`models.kernels.runs_compiled`), run
         :func:`models._fill_kernel.first_fit_kernel` (the same decisions as
         the loop of :meth:`batched`, compiled) and return True; else False
-        (numba missing, a pool, another placement, or keys that could leave
-        int64)."""
+        (small work, numba missing, a pool, another placement, or keys that
+        could leave int64)."""
         st = self.state
         D = st.data.demands
         if type(self.place) is not FirstFit or len(st.free) < 2 or D.dtype != np.int64:
-            return False
-        from ..compiled import numba_available
-
-        if not numba_available():
             return False
         # a fill step starts from the empty machines: no round trip through the lists
         free = st.data.machines.copy() if self.final else np.array(st.free, dtype=np.int64)
         if int(free.max(initial=0)) * free.shape[0] >= INT64_SAFE:
             return False
         tasks = np.asarray(st.tasks, dtype=np.int64)
+        big = 1 << 62
+        caps = np.array([big if c is None else c for c in st.caps], dtype=np.int64)
+        from .._fill_kernel import CURSOR_STEP, fill_work
+        from ..kernels import compiled_form, runs_compiled
+
+        room = caps - tasks
+        work = fill_work(D, free, room) + CURSOR_STEP * int((room > 0).sum()) * free.shape[0]
+        if not runs_compiled("first-fit", work):
+            return False
         # keys stay below INT64_SAFE: (most tasks user i can still get + 1 + its tasks) * S_i, in Python ints
         totals = free.sum(axis=0)  # < INT64_SAFE: checked just above
         most = np.where(D > 0, totals // np.maximum(D, 1), INT64_SAFE).min(axis=1, initial=INT64_SAFE) + 1 + tasks
         if any(a * s >= INT64_SAFE for a, s in zip(most.tolist(), S, strict=True)):
             return False
-        from .._fill_kernel import _before, _find, _fits, _grow, _scan, _sift_down, _update, first_fit_kernel
-        from ..compiled import compiled
-
-        big = 1 << 62
-        caps = np.array([big if c is None else c for c in st.caps], dtype=np.int64)
-        kernel = compiled(first_fit_kernel, (_grow, _fits, _find, _scan, _update, _before, _sift_down))
+        kernel = compiled_form("first-fit")
         picks, placed, fails, decisions = kernel(
             np.asarray(S, dtype=np.int64), np.asarray(self.rank, dtype=np.int64), caps, D, free, tasks,
             np.flatnonzero(caps != tasks), self.stop, FIRST_FIT_SCAN)  # starters: users with room

@@ -2,11 +2,13 @@
 
 Without roles the round is a loop over agents and a sorted array of
 clients keyed ``(double share, allocation count, path rank)``; it is
-written once, on numpy arrays, and compiled with numba when numba is
-installed (imported lazily, on the first round); without numba the same
-function runs as Python. Both give identical results: the same IEEE ``double`` operations in
-the same order, integer arithmetic elsewhere. With roles every agent sorts
-the role tree again (Python).
+written once, on numpy arrays, and registered as the ``mesos-offers``
+kernel of :mod:`models.kernels`: compiled with numba for a round of at
+least ``COMPILE_MIN_WORK["placements"]`` (its estimated placements plus
+its agents, at :data:`OFFER_COST`), else run as Python (numba not imported). Both give identical
+results: the same IEEE ``double`` operations in the same order, integer
+arithmetic elsewhere. With roles every agent sorts the role tree again
+(Python).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..compiled import compiled
+from .._fill_kernel import fill_work
 from ..discrete import Run, merge_placed
 from ..hierarchy import Tree
+from ..kernels import choose, register_kernel
 from ._common import demand_floor
 
 if TYPE_CHECKING:
@@ -26,6 +29,10 @@ if TYPE_CHECKING:
 
 #: More tasks than any machine can hold (caps of unbounded users).
 _ALL = 1 << 62
+#: Python cost of a placement or an agent of an offer round, in first-fit
+#: placements (the unit of ``COMPILE_MIN_WORK["placements"]``): about 1.5 us
+#: against 3 us (``benchmarks/bench_cold_start.py``).
+OFFER_COST: float = 1 / 2
 
 
 def _user_share(i: int, tasks: np.ndarray, num: np.ndarray, den: np.ndarray, T: np.ndarray,
@@ -225,10 +232,18 @@ def _flat_kernel(agents: np.ndarray, free: np.ndarray, D: np.ndarray, caps: np.n
     return out[:n_out], decisions
 
 
-def flat_kernel() -> Callable[..., tuple[np.ndarray, int]]:
-    """The numba-compiled :func:`_flat_kernel` when numba is installed,
-    else the Python function itself (:func:`models.compiled.compiled`)."""
-    return compiled(_flat_kernel, (_user_share, _before, _block_insert))
+#: Callees first, for :func:`models.compiled.compiled`.
+HELPERS = (_user_share, _before, _block_insert)
+
+
+def _sample() -> tuple[Any, ...]:
+    """Arguments typed as :func:`_flat` passes them."""
+    i1, i2, f1, f2 = (np.zeros(1, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros(1),
+                      np.zeros((1, 1)))
+    return i1, i2, i2, i1, f2, f1, f1, f1, i1, i1, i1, i1, i1
+
+
+register_kernel("mesos-offers", _flat_kernel, HELPERS, _sample, "placements")
 
 
 def _flat(share: MesosShare, run: Run, agents: np.ndarray, kernel: Callable[..., Any] | None = None) -> None:
@@ -242,12 +257,13 @@ def _flat(share: MesosShare, run: Run, agents: np.ndarray, kernel: Callable[...,
     tasks = np.asarray(st.tasks, dtype=np.int64)
     active = np.flatnonzero(caps - tasks > 0)
     counted = prep["counted"]
-    num = np.asarray(data.demands, dtype=np.int64)[:, counted].astype(np.float64)
+    num = np.ascontiguousarray(np.asarray(data.demands, dtype=np.int64)[:, counted], dtype=np.float64)
     den = np.array([float(data.scale[j]) for j in counted], dtype=np.float64)
     free = np.array(st.free, dtype=np.int64).reshape(len(st.free), st.instance.m)
     floor = np.asarray(demand_floor(data, active.tolist()), dtype=np.int64)
     cnt = np.asarray(counts, dtype=np.int64)
-    rows, decisions = (kernel or flat_kernel())(
+    work = OFFER_COST * (fill_work(data.demands[active], free, (caps - tasks)[active]) + free.shape[0])
+    rows, decisions = (kernel or choose("mesos-offers", work))(
         agents.astype(np.int64), free, np.asarray(data.demands, dtype=np.int64), caps, num, den,
         np.asarray(prep["T"], dtype=np.float64), np.asarray(prep["w"], dtype=np.float64),
         np.asarray(prep["path_rank"], dtype=np.int64), cnt, tasks, floor, active.astype(np.int64))
@@ -303,4 +319,4 @@ def _whole(D: np.ndarray) -> bool:
     return D.dtype == np.int64 and (D.size == 0 or int(D.max()) < 2**40)
 
 
-__all__ = ["flat_kernel", "offer_round"]
+__all__ = ["HELPERS", "OFFER_COST", "offer_round"]

@@ -2,8 +2,15 @@
 resources has metric worse than v", one z3 query per dominant-resource case
 (the policy's encoding from :mod:`proofs.prover.encodings` plus the metric
 being worse than ``v``). UNSAT in every case proves the bound; a
-satisfiable case yields an instance worse than ``v``, which the caller
-re-verifies exactly. One module per metric; z3 is imported only here.
+satisfiable case yields an instance worse than ``v`` (and, for a metric
+defined by a deviation, the deviation: a lie), which the caller re-verifies
+exactly. One module per metric; z3 is imported only here.
+
+A metric of the allocation alone (efficiency, envy, sharing incentive,
+utilization) is a formula over the policy's allocation ``x``; a metric of a
+deviation (the manipulation gain: a lie) is a whole query, built like the
+negation of the property it quantifies (strategy-proofness) and split into
+the same cases (:func:`proofs.prover.driver.split`).
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from models import PolicyError
+from models.policy import parse_policy_spec
 from models.registry import Registry
 
 PROVED = "proved"
@@ -31,21 +40,34 @@ class BoundEncoding:
         The metric's name.
     trivial : Fraction or None
         A bound true by definition (the start of a bisection); ``None``
-        for a metric with none (envy: unbounded above).
-    worse_than : callable
+        for a metric with none (envy, the manipulation gain: unbounded
+        above a priori).
+    worse_than : callable or None
         ``worse_than(market, x, v) -> list of z3 constraints`` satisfiable
         exactly when the allocation ``x`` on ``market`` has the metric worse
-        than ``v``.
+        than ``v`` (a metric of the allocation).
+    deviation : callable or None
+        ``deviation(encoding, n, m, domain, case, v) -> Query`` (a
+        :class:`proofs.prover.properties.Query`): the whole query of a
+        metric defined by a deviation, its witness naming the deviation.
+    negation : str or None
+        The property whose case split :attr:`deviation` shares.
     """
 
     metric: str
     trivial: Fraction | None
-    worse_than: Callable[[Any, Sequence[Any], Fraction], list[Any]]
+    worse_than: Callable[[Any, Sequence[Any], Fraction], list[Any]] | None = None
+    deviation: Callable[..., Any] | None = None
+    negation: str | None = None
 
 
 @dataclass
 class Answer:
-    """The outcome of one query "is some instance worse than v?"."""
+    """The outcome of one query "is some instance worse than v?".
+
+    ``demands`` (capacities 1) and, for a deviation, ``witness`` (e.g.
+    ``{"report": [...]}``) describe the instance z3 built when ``WORSE``.
+    """
 
     status: str
     seconds: float
@@ -53,6 +75,7 @@ class Answer:
     reason: str = ""
     cases: int = 0
     notes: list[str] = field(default_factory=list)
+    witness: dict[str, Any] = field(default_factory=dict)
 
 
 #: Bound encodings by metric name (one module per metric in this package).
@@ -60,40 +83,87 @@ BOUNDS: Registry[BoundEncoding] = Registry("bound encoding", lazy=(__name__,))
 
 
 def supported(policy: str, metric: str) -> str | None:
-    """``None`` when a bound can be proved for (policy, metric), else why not."""
-    from proofs.prover.encodings import ENCODINGS
+    """``None`` when a bound can be proved for (policy, metric), else why
+    not. ``policy`` is a label (``"fds:beta=1"``); the built-in encodings
+    and families count, not the tracer of user policies (its symmetries
+    are not the bound's to assume)."""
+    from proofs.prover.encodings import ENCODINGS, FACTORIES, get_encoding
 
     if metric not in BOUNDS:
         return f"no SMT encoding of the metric {metric!r}"
-    if policy not in ENCODINGS:
+    name, params = parse_policy_spec(policy)
+    if name not in FACTORIES and (name not in ENCODINGS or params):
         return f"no SMT encoding of the policy {policy!r}"
+    try:
+        get_encoding(policy)
+    except PolicyError as e:
+        return str(e)
     return None
 
 
 def worse_than(policy: str, metric: str, n: int, m: int, domain: str, v: Fraction, timeout: float) -> Answer:
     """Decide whether an ``n`` x ``m`` instance in ``domain`` has the
-    metric worse than ``v`` under ``policy`` (unweighted, uncapped,
-    continuous; capacities normalised to 1, which loses nothing for the
-    encoded policies: :mod:`proofs.prover.symbolic`)."""
+    metric worse than ``v`` under ``policy`` (a label; unweighted,
+    uncapped, continuous; capacities normalised to 1, which loses nothing
+    for the encoded policies: :mod:`proofs.prover.symbolic`)."""
     import z3
 
-    from proofs.prover.encodings import get_encoding
-    from proofs.prover.symbolic import dominant_cases, evaluate, market
+    from proofs.prover.symbolic import evaluate
 
-    enc, bound = get_encoding(policy), BOUNDS.get(metric)
-    cases: list[tuple[int, ...] | None] = (
-        list(dominant_cases(m, (), tuple(range(n)), 0)) if enc.normalise == "max" else [None])
+    bound = BOUNDS.get(metric)
     t0 = time.perf_counter()
     deadline = time.monotonic() + timeout
+    cases = _cases(policy, bound, n, m, domain)
     for case in cases:
-        mk, cons = market(n, m, domain, enc.normalise, case)
-        x = [z3.Real(f"x{i}") for i in range(n)]
+        constraints, terms = _query(policy, bound, n, m, domain, case, v)
         solver = z3.Solver()
         solver.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
-        solver.add(*cons, *enc.formula(mk, x, "p"), *bound.worse_than(mk, x, v))
+        solver.add(*constraints)
         answer = solver.check()
         if answer == z3.sat:
-            return Answer(WORSE, time.perf_counter() - t0, evaluate(solver.model(), mk.d), cases=len(cases))
+            got = {k: evaluate(solver.model(), t) for k, t in terms.items()}
+            return Answer(WORSE, time.perf_counter() - t0, got.pop("demands"), cases=len(cases), witness=got)
         if answer != z3.unsat:
             return Answer(UNKNOWN, time.perf_counter() - t0, reason=solver.reason_unknown(), cases=len(cases))
     return Answer(PROVED, time.perf_counter() - t0, cases=len(cases))
+
+
+def _cases(policy: str, bound: BoundEncoding, n: int, m: int, domain: str) -> list[Any]:
+    """The cases: the property's split for a deviation (under the
+    symmetries the policy has, :func:`proofs.prover.driver.split`), else
+    the dominant-resource cases with users interchangeable and resources
+    renamed only as far as the policy is anonymous and neutral (every
+    allocation metric treats users and resources alike; the policy may
+    not: :func:`proofs.prover.symmetry.symmetries`)."""
+    from proofs.prover.encodings import get_encoding
+    from proofs.prover.symbolic import dominant_cases
+    from proofs.prover.symmetry import symmetries
+
+    if bound.negation is not None:
+        from proofs.prover.driver import split
+
+        return list(split(policy, bound.negation, n, m, domain))
+    enc = get_encoding(policy)
+    if enc.normalise != "max":
+        return [None]
+    sym = symmetries(enc, (n,), m, domain)
+    fixed, free = ((), tuple(range(n))) if sym.users else (tuple(range(n)), ())
+    return list(dominant_cases(m, fixed, free, 0, sym.resources))
+
+
+def _query(policy: str, bound: BoundEncoding, n: int, m: int, domain: str, case: Any, v: Fraction
+           ) -> tuple[list[Any], dict[str, Any]]:
+    """The constraints of one case and the terms of its witness."""
+    import z3
+
+    from proofs.prover.encodings import get_encoding
+    from proofs.prover.symbolic import market
+
+    enc = get_encoding(policy)
+    if bound.deviation is not None:
+        q = bound.deviation(enc, n, m, domain, case, v)
+        return q.constraints, {k: t for k, t in q.witness.items() if k in ("demands", "report", "roles")}
+    assert bound.worse_than is not None, f"bound encoding {bound.metric!r} defines neither form"
+    mk, cons = market(n, m, domain, enc.normalise, case)
+    x = [z3.Real(f"x{i}") for i in range(n)]
+    return [*cons, *enc.formula(mk, x, "p"), *bound.worse_than(mk, x, v)], {"demands": mk.d}

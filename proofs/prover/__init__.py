@@ -7,6 +7,6 @@ counterexample, which :func:`analyzer.prove` re-verifies exactly.
 z3 is imported by the modules of this package: import it only when proving.
 """
 
-from .result import COUNTEREXAMPLE, PROVED, UNDECIDED, CaseResult, ProofResult
+from .result import COUNTEREXAMPLE, PROVED, UNDECIDED, VACUOUS, CaseResult, ProofResult
 
-__all__ = ["COUNTEREXAMPLE", "PROVED", "UNDECIDED", "CaseResult", "ProofResult"]
+__all__ = ["COUNTEREXAMPLE", "PROVED", "UNDECIDED", "VACUOUS", "CaseResult", "ProofResult"]

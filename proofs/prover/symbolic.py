@@ -24,6 +24,20 @@ Normalisations (each stated where it is used, each exact):
   a finite cap larger than every task count the formula speaks of (every
   allocation is feasible, so bounded), so symbolic finite caps cover every
   mix of capped and uncapped users.
+
+Symmetries (each used only where it holds: :mod:`proofs.prover.symmetry`
+says which the policy has, checked):
+
+* **resources alike** (neutrality: renaming resources renames nothing
+  else in the allocation). Every domain and property treats resources
+  alike, so for a neutral policy instances that differ by renaming
+  resources are one case (:func:`dominant_cases`).
+* **users alike** (anonymity: relabelling users, with their weights and
+  caps, relabels the allocation). Every property treats users alike, so
+  for an anonymous policy "user 0" in a negation stands for any user and
+  the users the property does not distinguish are a multiset; otherwise
+  every assignment of users to the distinguished roles is a case of its own
+  (:class:`Case`).
 """
 
 from __future__ import annotations
@@ -178,30 +192,66 @@ def market(n: int, m: int, domain: str, normalise: str | None, dom: tuple[int, .
     return Market(rows, [z3.RealVal(1)] * m, True, domain == POSITIVE, known, w, cap), cons
 
 
+@dataclass(frozen=True)
+class Case:
+    """One case of a proof's split.
+
+    Attributes
+    ----------
+    dom : tuple of int or None
+        The dominant resource of every row (users by index, then the extra
+        rows, e.g. a report), or ``None`` for a query not split by dominant
+        resources.
+    roles : tuple of int
+        The users playing the negation's distinguished roles, in the order
+        the negation names them (the victim first; see
+        :class:`proofs.prover.properties.Negation`).
+    named : bool
+        The split enumerates role assignments (the policy is not known to
+        treat users alike), so the label names the users.
+    """
+
+    dom: tuple[int, ...] | None
+    roles: tuple[int, ...] = ()
+    named: bool = False
+
+    def label(self, n: int) -> str:
+        """``"dominant r0,r1; report r0"``, ``"roles u1,u0; dominant
+        r1,r0"`` when the roles are named, ``"all"`` for an unsplit query."""
+        parts = ["roles " + ",".join(f"u{u}" for u in self.roles)] if self.named else []
+        if self.dom is not None:
+            parts.append("dominant " + ",".join(f"r{j}" for j in self.dom[:n]))
+            if len(self.dom) > n:
+                parts.append("report " + ",".join(f"r{j}" for j in self.dom[n:]))
+        return "; ".join(parts) or "all"
+
+
 @functools.lru_cache(maxsize=256)
-def dominant_cases(m: int, fixed: tuple[int, ...], free: tuple[int, ...], extra: int) -> list[tuple[int, ...]]:
+def dominant_cases(m: int, fixed: tuple[int, ...], free: tuple[int, ...], extra: int,
+                   neutral: bool) -> list[tuple[int, ...]]:
     """Dominant-resource assignments up to symmetry.
 
-    Rows are ``fixed`` users (distinguished by the property), ``free``
-    users (interchangeable) and ``extra`` further rows (e.g. a report),
-    listed in that order of positions ``fixed + free + extra``. Resources
-    are interchangeable (every domain and property is symmetric in them),
-    and so are the free users: each assignment is replaced by the least,
-    over resource permutations, of (fixed rows, sorted free rows, extra
-    rows); the distinct canonical forms are returned as tuples indexed by
-    row position (users by index, extras after ``n``).
+    Rows are ``fixed`` users (distinguished by the property, or every user
+    of a policy not known to treat users alike), ``free`` users
+    (interchangeable: the caller passes them only for a policy that treats
+    users alike, checked) and ``extra`` further rows (e.g. a report),
+    listed in that order of positions ``fixed + free + extra``. The free
+    users are a multiset (their dominant resources sorted); when
+    ``neutral`` (the policy treats resources alike, checked, and every
+    property and domain does) resources are interchangeable too and each
+    assignment is replaced by the least, over resource permutations, of
+    (fixed rows, sorted free rows, extra rows). Without ``neutral`` every
+    resource keeps its name: an instance and its resource-renamed copy are
+    different cases. The distinct canonical forms are returned as tuples
+    indexed by row position (users by index, extras after ``n``).
     """
     n = len(fixed) + len(free)
     out: set[tuple[int, ...]] = set()
     for head in itertools.product(range(m), repeat=len(fixed)):
         for bag in itertools.combinations_with_replacement(range(m), len(free)):  # free users: a multiset
             for tail in itertools.product(range(m), repeat=extra):
-                # the least image maps the u resources used onto 0..u-1 (compressing labels lowers
-                # every entry and keeps their order), so u! orders of them stand for all m! permutations
-                used = sorted({*head, *bag, *tail})
                 f, s, e = min((tuple(p[v] for v in head), tuple(sorted(p[v] for v in bag)), tuple(p[v] for v in tail))
-                              for p in (dict(zip(used, order, strict=True))
-                                        for order in itertools.permutations(range(len(used)))))
+                              for p in _renamings(m, (*head, *bag, *tail), neutral))
                 dom = [0] * (n + extra)
                 for k, u in enumerate(fixed):
                     dom[u] = f[k]
@@ -211,6 +261,18 @@ def dominant_cases(m: int, fixed: tuple[int, ...], free: tuple[int, ...], extra:
                     dom[n + k] = e[k]
                 out.add(tuple(dom))
     return sorted(out)
+
+
+def _renamings(m: int, rows: tuple[int, ...], neutral: bool) -> list[dict[int, int]]:
+    """The resource renamings :func:`dominant_cases` minimises over: none
+    (the identity) unless ``neutral``; else the ``u!`` maps of the ``u``
+    resources ``rows`` use onto ``0 .. u-1`` (the least image compresses
+    the labels, which lowers every entry and keeps their order), which
+    stand for all ``m!`` permutations."""
+    if not neutral:
+        return [{j: j for j in range(m)}]
+    used = sorted(set(rows))
+    return [dict(zip(used, order, strict=True)) for order in itertools.permutations(range(len(used)))]
 
 
 def to_fraction(value: Any, digits: int = 40) -> Fraction:

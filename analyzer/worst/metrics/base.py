@@ -11,15 +11,19 @@ value a result reports is always the exact one when it exists.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from models import Allocation, Instance, Policy
 from models.registry import Registry
 from models.tolerances import WORST_SHRINK_RTOL
+
+if TYPE_CHECKING:
+    from ..space import Space, Start
 
 #: Directions: the worst value is the smallest or the largest.
 MIN = "min"
@@ -67,9 +71,12 @@ class Metric(ABC):
     #: The value a policy meeting the matching property attains (1 for the
     #: ratios), shown next to the worst value.
     ideal: ClassVar[float] = 1.0
-    #: How much less bad (relative) a shrunk instance may be than the
-    #: optimiser's (:mod:`analyzer.worst.certify`).
+    #: How far (relative) a certificate's value may be from the optimiser's,
+    #: either way (:mod:`analyzer.worst.certify`).
     shrink_rtol: ClassVar[float] = WORST_SHRINK_RTOL
+    #: The settings the metric is defined in (``"dynamic"``: users arrive in
+    #: row order; :func:`~analyzer.worst.core.worst_case`'s ``mode``).
+    modes: ClassVar[tuple[str, ...]] = ("continuous",)
 
     @abstractmethod
     def evaluate(self, policy: Policy, instance: Instance) -> float:
@@ -78,6 +85,22 @@ class Metric(ABC):
     @abstractmethod
     def measure(self, policy: Policy, instance: Instance) -> Measure:
         """The metric, exactly when the policy solves exactly."""
+
+    def measure_witness(self, policy: Policy, instance: Instance, witness: dict[str, Any]) -> Measure:
+        """The metric on an instance the SMT prover built, exactly, with the
+        deviation it found (``witness``: e.g. a lie) taken into account."""
+        return self.measure(policy, instance)
+
+    def starts(self, space: Space, rng: np.random.Generator) -> Iterator[Start]:
+        """Starting points shaped like the metric's known extremal
+        instances, tried before the generic ones (none by default)."""
+        return iter(())
+
+    def refuse(self, users: int, resources: int) -> str | None:
+        """Why the search cannot solve this size (``None``: it can); beyond
+        the search's own cell limit, for a metric whose evaluation grows
+        faster than the instance."""
+        return None
 
     def worse(self, a: float, b: float) -> bool:
         """True when ``a`` is strictly worse than ``b``."""

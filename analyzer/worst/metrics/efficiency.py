@@ -12,15 +12,24 @@ factor ``m`` below the optimum). The optimum is the LP
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from models import Instance, Policy
+from models.tolerances import WORST_LOG_SPAN
 from proofs.rational_lp import lp_max
 
 from .base import MIN, Measure, Metric, demands_of, exact_solve, numeric_solve, ratio, register_metric
+
+if TYPE_CHECKING:
+    from ..space import Space, Start
+
+#: Largest number of used-resource counts ``p`` tried by the family starts
+#: (spread over ``2 .. min(n, m)``).
+FAMILY_SIZES = 12
 
 
 def _shares_per_task(instance: Instance) -> np.ndarray:
@@ -66,6 +75,9 @@ class Efficiency(Metric):
     summary = "sum of dominant shares over the largest sum of any feasible allocation"
     source = "Parkes, Procaccia, Shah, EC 2012, Section 5"
 
+    def starts(self, space: Space, rng: np.random.Generator) -> Iterator[Start]:
+        return family_starts(space)
+
     def evaluate(self, policy: Policy, instance: Instance) -> float:
         x = numeric_solve(policy, instance)
         welfare = float(x @ _shares_per_task(instance))
@@ -81,3 +93,30 @@ class Efficiency(Metric):
         else:
             welfare, best = float(np.sum(alloc.dominant_shares)), best_welfare(instance)
         return Measure(ratio(welfare, best), alloc.exact, alloc, {"welfare": str(welfare), "best_welfare": str(best)})
+
+
+def family_starts(space: Space) -> Iterator[Start]:
+    """The extremal family of max-min welfare, every other entry at the
+    box's edge ``e^-WORST_LOG_SPAN``: on ``p <= min(n, m)`` resources,
+    ``k = n - p + 1`` core users need only resource 0 and one side user
+    needs each of resources ``1 .. p-1`` and ``b / (p-1)`` of resource 0.
+    DRF gives every user ``1 / (k + b)`` and the optimum is ``p - b``:
+    efficiency ``n / ((k + b)(p - b))``. ``b = 0`` is Parkes, Procaccia and
+    Shah's ``(k + m - 1) / (k m)`` (EC 2012, Section 5); ``b = (p - k) / 2``
+    (clipped to ``[0, 1]``) maximises the denominator and reaches the
+    price-of-fairness bound ``4n / (n + 1)^2`` of Bertsimas, Farias and
+    Trichakis where ``k + b = p - b`` (e.g. ``8/9`` at 2 x 2)."""
+    n, m = space.n, space.m
+    sizes: list[int] = list(range(2, min(n, m) + 1))
+    if len(sizes) > FAMILY_SIZES:
+        sizes = sorted({int(v) for v in np.linspace(2, min(n, m), FAMILY_SIZES).round()})
+    for p in sizes:
+        k = n - p + 1
+        for b in dict.fromkeys((min(1.0, max(0.0, (p - k) / 2)), 0.0)):
+            theta = np.full((n, m), -WORST_LOG_SPAN)
+            theta[:k, 0] = 0.0
+            side = np.arange(1, p)
+            theta[k + side - 1, side] = 0.0
+            if b > 0:
+                theta[k + side - 1, 0] = np.log(b / (p - 1))
+            yield f"family k={k} p={p} b={b:g}", theta.ravel()

@@ -22,6 +22,7 @@ from models.policy import parse_policy_spec
 from models.registry import Registry
 
 from ..symbolic import Market
+from ..symmetry import Symmetries
 
 
 class Unencodable(PolicyError):
@@ -53,6 +54,16 @@ class Encoding:
         ``validate(n, m, domain) -> None | reason``: why the formula does
         not cover instances of that size and domain (checked by
         :func:`analyzer.prove` before solving; ``None``: it covers all).
+    anonymous, neutral : bool
+        The policy treats users alike / resources alike
+        (:mod:`proofs.prover.symmetry`); the default is neither. The
+        built-in encodings' declarations are tested with z3; those of an
+        encoding registered elsewhere are checked with z3 before a proof
+        uses them.
+    symmetry : callable or None
+        ``symmetry(n, m, domain) -> Symmetries``: the symmetries checked at
+        that size and domain (a traced policy's, by z3 on its shares);
+        when set it replaces the declarations.
     """
 
     name: str
@@ -61,6 +72,9 @@ class Encoding:
     weighted: bool = False
     capped: bool = False
     validate: Callable[[int, int, str], str | None] | None = None
+    anonymous: bool = False
+    neutral: bool = False
+    symmetry: Callable[[int, int, str], Symmetries] | None = None
 
     def covers(self, weighted: bool, capped: bool) -> str | None:
         """``None`` when the encoding covers the class, else the reason."""
@@ -83,6 +97,8 @@ ENCODINGS: Registry[Encoding] = Registry("SMT-encoded policy", lazy=(__name__,),
 FACTORIES: Registry[Factory] = Registry("SMT-encoded policy family", lazy=(__name__,), error=PolicyError)
 #: Why a policy cannot be encoded, by policy name.
 UNENCODABLE: Registry[str] = Registry("unencodable policy", lazy=(__name__,), error=PolicyError)
+#: What each factory made, by factory and parameters.
+_MADE: dict[tuple[Factory, str], Encoding | str] = {}
 #: Fallbacks tried, in order, for a policy with no entry above (e.g. the
 #: tracer of user filling policies): ``fallback(label) -> Encoding``, raising
 #: :class:`Unencodable` when it does not apply.
@@ -90,13 +106,17 @@ FALLBACKS: list[Callable[[str], Encoding]] = []
 
 
 def register_encoding(
-    name: str, normalise: str | None, *, weighted: bool = False, capped: bool = False
+    name: str, normalise: str | None, *, weighted: bool = False, capped: bool = False, anonymous: bool = False,
+    neutral: bool = False,
 ) -> Callable[[Callable[..., list[Any]]], Callable[..., list[Any]]]:
     """Decorator registering ``formula`` as the encoding of policy ``name``
-    (``weighted``/``capped``: whether it honours ``mk.w``/``mk.cap``)."""
+    (``weighted``/``capped``: whether it honours ``mk.w``/``mk.cap``;
+    ``anonymous``/``neutral``: whether the policy treats users / resources
+    alike, see :class:`Encoding`)."""
 
     def deco(formula: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-        ENCODINGS.register(name, Encoding(name, normalise, formula, weighted, capped))
+        ENCODINGS.register(name, Encoding(name, normalise, formula, weighted, capped, anonymous=anonymous,
+                                          neutral=neutral))
         return formula
 
     return deco
@@ -143,7 +163,11 @@ def get_encoding(policy: str) -> Encoding:
     name, params = parse_policy_spec(policy)
     ENCODINGS.load()
     if name in FACTORIES:
-        made = FACTORIES.get(name)(params)
+        factory = FACTORIES.get(name)
+        key = (factory, repr(sorted(params.items())))
+        if key not in _MADE:  # one encoding per label: the per-encoding caches (cross-check, symmetries) then hit
+            _MADE[key] = factory(params)
+        made = _MADE[key]
         if isinstance(made, str):
             raise Unencodable(made)
         return made

@@ -98,14 +98,16 @@ def _factory(name: str, units: Units, normalise: str | None) -> Callable[[dict[s
         label = pol.label
         if math.isinf(beta):
             limit = get_encoding(cast(FDS, pol).limit)  # gfj is an FDS too
-            return Encoding(label, limit.normalise, limit.formula, limit.weighted, limit.capped)
+            return Encoding(label, limit.normalise, limit.formula, limit.weighted, limit.capped,
+                            anonymous=limit.anonymous, neutral=limit.neutral)
         if beta == 1:
-            return Encoding(label, normalise, ceei, weighted=True, capped=True)
+            return Encoding(label, normalise, ceei, weighted=True, capped=True, anonymous=True, neutral=True)
         frac = Fraction(repr(beta))
         if frac.numerator > MAX_EXPONENT or frac.denominator > MAX_EXPONENT:
             return (f"{label}: beta = {frac} as written; the KKT conditions are encoded as polynomials only for "
                     f"beta = a/b with a, b <= {MAX_EXPONENT} (degree a + 1 and b)")
-        return Encoding(label, normalise, kkt(units, frac.numerator, frac.denominator), weighted=True, capped=True)
+        return Encoding(label, normalise, kkt(units, frac.numerator, frac.denominator), weighted=True, capped=True,
+                        anonymous=True, neutral=True)
 
     return make
 

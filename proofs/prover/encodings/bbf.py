@@ -12,4 +12,4 @@ from __future__ import annotations
 from . import register_encoding
 from .ceei import ceei
 
-register_encoding("bbf", "max", weighted=True, capped=True)(ceei)
+register_encoding("bbf", "max", weighted=True, capped=True, anonymous=True, neutral=True)(ceei)

@@ -26,7 +26,7 @@ from ..symbolic import Market
 from . import register_encoding
 
 
-@register_encoding("ceei", "max", weighted=True, capped=True)
+@register_encoding("ceei", "max", weighted=True, capped=True, anonymous=True, neutral=True)
 def ceei(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
     """KKT conditions of the (weighted, capped) Eisenberg-Gale program."""
     p = [z3.Real(f"{tag}p{j}") for j in range(mk.m)]

@@ -103,6 +103,8 @@ def _filling(shares: Callable[[Market, Sequence[Any], str], tuple[list[Any], lis
     return formula
 
 
-register_encoding("drf", "max", weighted=True, capped=True)(_filling(_dominant_shares))
-register_encoding("asset", "sum", weighted=True, capped=True)(_filling(_aggregate_shares))
-register_encoding("leximin-tasks", None, weighted=True, capped=True)(_filling(lambda mk, x, tag: (list(x), [])))
+#: Progressive filling on a share symmetric in users and resources.
+_ALIKE = {"weighted": True, "capped": True, "anonymous": True, "neutral": True}
+register_encoding("drf", "max", **_ALIKE)(_filling(_dominant_shares))
+register_encoding("asset", "sum", **_ALIKE)(_filling(_aggregate_shares))
+register_encoding("leximin-tasks", None, **_ALIKE)(_filling(lambda mk, x, tag: (list(x), [])))

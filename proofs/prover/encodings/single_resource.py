@@ -50,7 +50,8 @@ def encode(params: dict[str, Any]) -> Encoding | str:
     def validate(n: int, m: int, domain: str) -> str | None:
         return None if r < m else f"{pol.label}: instances with {m} resources have no column {r}"
 
-    return Encoding(pol.label, "max", column_filling(r), weighted=True, capped=True, validate=validate)
+    return Encoding(pol.label, "max", column_filling(r), weighted=True, capped=True, validate=validate,
+                    anonymous=True)  # not neutral: it favours column r
 
 
 register_encoding_factory("single-resource", encode)

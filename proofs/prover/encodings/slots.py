@@ -44,7 +44,8 @@ def slot_filling(total: int) -> Callable[[Market, Sequence[Any], str], list[Any]
 def encode(params: dict[str, Any]) -> Encoding | str:
     """The encoding for the policy's ``slots`` parameter (default 4)."""
     pol = get_policy("slots", **params)  # PolicyError for a bad parameter (bad input)
-    return Encoding(pol.label, None, slot_filling(cast(SlotFairSharing, pol).slots), weighted=True, capped=True)
+    return Encoding(pol.label, None, slot_filling(cast(SlotFairSharing, pol).slots), weighted=True, capped=True,
+                    anonymous=True, neutral=True)
 
 
 register_encoding_factory("slots", encode)

@@ -13,7 +13,7 @@ from ..symbolic import Market
 from . import register_encoding
 
 
-@register_encoding("static", "max", weighted=True, capped=True)
+@register_encoding("static", "max", weighted=True, capped=True, anonymous=True, neutral=True)
 def static(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
     """``a_i d_ij W <= w_i R_j`` for every ``j``, with equality on a
     resource it uses, and ``x_i = min(a_i, k_i)``."""

@@ -14,6 +14,13 @@ What the encoding assumes, and checks per size and domain before a proof
 * the shares are invariant under scaling a resource together with its
   capacity (the prover normalises capacities to 1).
 
+What it may use, checked the same way per size and domain
+(:attr:`Encoding.symmetry`, :func:`proofs.prover.symmetry.share_issue`):
+whether the shares treat users alike (relabelling the users relabels the
+shares) and resources alike (renaming the resources changes no share). A
+share favouring a user or reading one column lacks one, and the proof
+then checks every user in the property's roles and every dominant case.
+
 A user whose share of one task is 0 (e.g. no CPU demand under a CPU-only
 share) is in the family's second phase: the positive-share users fill
 first, then the others share the rest by DRF; the formula has both phases
@@ -34,6 +41,7 @@ from models import PolicyError, get_policy
 from models.filling import FillingPolicy
 
 from ..symbolic import POSITIVE, ZEROS, Market, market
+from ..symmetry import NONE, RESOURCES, USERS, Symmetries, share_issue
 from ..tracing import Untraceable, trace
 from . import FALLBACKS, Encoding, Unencodable
 from .filling import bottleneck, two_phase
@@ -103,7 +111,20 @@ def _build(pol: Any, name: str) -> Encoding:
         return why
 
     formula.__doc__ = f"Progressive filling on the traced shares of {name}."
-    return Encoding(name, normalise, formula, weighted=True, capped=True, validate=validate)
+    return Encoding(name, normalise, formula, weighted=True, capped=True, validate=validate,
+                    symmetry=functools.partial(_symmetries, pol))
+
+
+@functools.lru_cache(maxsize=256)
+def _symmetries(pol: FillingPolicy, n: int, m: int, domain: str) -> Symmetries:
+    """The symmetries z3 proves of ``pol``'s traced shares at ``n x m`` on
+    ``domain`` (none it cannot prove, nor when the shares cannot be traced)."""
+    try:
+        users = share_issue(pol.share_per_task, n, m, domain, USERS) is None
+        resources = share_issue(pol.share_per_task, n, m, domain, RESOURCES) is None
+    except Untraceable:
+        return NONE
+    return Symmetries(users, resources, "checked by z3 on the traced shares")
 
 
 def _homogeneity_issue(pol: FillingPolicy, n: int, m: int, domain: str) -> str | None:

@@ -95,7 +95,7 @@ def _no_rise_in_class(mk: Market, x: Sequence[Any], r: int, tag: str) -> list[An
     return cons
 
 
-@register_encoding("utilitarian", None, weighted=True, capped=True)
+@register_encoding("utilitarian", None, weighted=True, capped=True, anonymous=True, neutral=True)
 def utilitarian(mk: Market, x: Sequence[Any], tag: str) -> list[Any]:
     """Maximum total tasks; leximin on ``x_i / w_i`` over the optimal face."""
     cons = mk.feasible(x) + mk.capped_tasks(x) + _maximum_total(mk, x, f"{tag}tot")

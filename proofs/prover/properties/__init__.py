@@ -19,7 +19,7 @@ from models import PolicyError
 from models.registry import Registry
 
 from ..encodings import Encoding
-from ..symbolic import Market, market
+from ..symbolic import Case, Market, market
 
 
 @dataclass
@@ -49,21 +49,41 @@ class Negation:
     name : str
         Property name (``"strategy-proofness"``).
     roles : callable
-        ``roles(n) -> (fixed, free)``: users the formula distinguishes and
-        interchangeable ones (for symmetry breaking).
+        ``roles(n) -> (fixed, free)``: the users the formula distinguishes
+        by default, in role order (e.g. the victim, then the envied user),
+        and the others. For a policy that treats users alike (checked:
+        :mod:`proofs.prover.symmetry`) the default users stand for any and
+        the others are interchangeable; otherwise the split assigns every
+        tuple of distinct users to the roles (:class:`Case`).
     extra_rows : int
         Further demand rows with their own dominant resource (a report).
     build : callable
-        ``build(encoding, n, m, domain, dom, *, weighted=False,
-        capped=False) -> Query`` (symbolic weights / task caps when set).
+        ``build(encoding, n, m, domain, case, *, weighted=False,
+        capped=False) -> Query`` (symbolic weights / task caps when set);
+        ``case`` is a :class:`Case` (a bare dominant-resource tuple or
+        ``None`` means the default roles).
     min_users : int
-        Smallest number of users the property speaks about.
+        Smallest number of users the formula can be built for.
     resources : int or None
         The only number of resources the property speaks about (``1`` for
-        single-resource fairness); it holds vacuously at other sizes.
+        single-resource fairness); at other sizes no allocation violates it
+        (:func:`analyzer.prove` says "vacuous").
     weighted, capped : bool
         The negation uses the checker's weighted / capped definition (so a
         query with symbolic weights / caps asks the right question).
+    speaks : (int, int)
+        The smallest size (users, resources) at which the property
+        constrains a policy that wastes nothing: at a smaller size every
+        Pareto-efficient allocation satisfies it (for Pareto efficiency
+        itself: every size speaks), so a proof there says little about the
+        policy (population monotonicity at 2 users only asks what a lone
+        user gets). ``table --prove`` proves every cell at least at this
+        size; ``tests/test_prove_vacuity.py`` checks each declaration with
+        z3.
+    smaller : bool
+        The formula also evaluates the policy with one user fewer (the one
+        leaving): the encoding must hold, and the symmetries be checked, at
+        ``n - 1`` users too.
     """
 
     name: str
@@ -74,12 +94,22 @@ class Negation:
     resources: int | None = None
     weighted: bool = False
     capped: bool = False
+    speaks: tuple[int, int] = (2, 1)
+    smaller: bool = False
 
     def covers(self, weighted: bool, capped: bool) -> str | None:
         """``None`` when the negation speaks of the class, else the reason."""
         missing = [w for w, asked, has in (("weights", weighted, self.weighted), ("caps", capped, self.capped))
                    if asked and not has]
         return None if not missing else f"{self.name}: the negation is not encoded with {' and '.join(missing)}"
+
+    def sizes(self, n: int) -> tuple[int, ...]:
+        """The numbers of users the formula evaluates the policy at."""
+        return (n, n - 1) if self.smaller and n > 1 else (n,)
+
+    def default_case(self, n: int, dom: tuple[int, ...] | None = None) -> Case:
+        """The case with the default users in the roles."""
+        return Case(dom, tuple(self.roles(n)[0]))
 
 
 #: The negated properties by name (one module each in this package).
@@ -95,12 +125,14 @@ def register_negation(
     resources: int | None = None,
     weighted: bool = False,
     capped: bool = False,
+    speaks: tuple[int, int] = (2, 1),
 ) -> Callable[[Callable[..., Query]], Callable[..., Query]]:
     """Decorator registering ``build`` as the negation of property ``name``.
 
-    The formula distinguishes users ``0 .. distinguished - 1`` (and the last
-    user when ``last_distinguished``, e.g. the one leaving); the others are
-    interchangeable.
+    The formula distinguishes users ``0 .. distinguished - 1`` by default
+    (and the last user when ``last_distinguished``, e.g. the one leaving:
+    then it also evaluates the policy without that user); ``build`` reads
+    the users actually in the roles from its case (``case.roles``).
     """
 
     def roles(n: int) -> tuple[list[int], list[int]]:
@@ -110,7 +142,15 @@ def register_negation(
         return fixed, [i for i in range(n) if i not in fixed]
 
     def deco(build: Callable[..., Query]) -> Callable[..., Query]:
-        NEGATIONS.register(name, Negation(name, roles, extra_rows, build, min_users, resources, weighted, capped))
+        def with_case(enc: Encoding, n: int, m: int, domain: str, case: Case | tuple[int, ...] | None,
+                      **cls: bool) -> Query:
+            if not isinstance(case, Case):
+                case = Case(case, tuple(roles(n)[0]))
+            return build(enc, n, m, domain, case, **cls)
+
+        with_case.__doc__ = build.__doc__
+        NEGATIONS.register(name, Negation(name, roles, extra_rows, with_case, min_users, resources, weighted, capped,
+                                          speaks, last_distinguished))
         return build
 
     return deco
@@ -141,11 +181,14 @@ def tasks(prefix: str, n: int) -> list[Any]:
     return [z3.Real(f"{prefix}{i}") for i in range(n)]
 
 
-def witness(mk: Market, **extra: Any) -> dict[str, Any]:
+def witness(mk: Market, case: Case | None = None, **extra: Any) -> dict[str, Any]:
     """The witness terms of a counterexample on ``mk``: its demands, its
-    weights and caps when symbolic, and ``extra`` vectors (a report, grown
-    capacities)."""
+    weights and caps when symbolic, ``extra`` vectors (a report, grown
+    capacities) and, when the case names them, the users in the roles
+    (``"roles"``, as constants)."""
     out: dict[str, Any] = {"demands": mk.d, **extra}
+    if case is not None and case.named:
+        out["roles"] = [z3.RealVal(u) for u in case.roles]
     if mk.w is not None:
         out["weights"] = mk.w
     if mk.cap is not None:
