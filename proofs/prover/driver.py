@@ -51,7 +51,7 @@ def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool =
     check_size(policy, prop, n, m)
     sym = case_symmetries(policy, prop, n, m, domain, weighted, capped) if symmetric else NONE
     fixed, free = neg.roles(n)
-    if sym.users:
+    if sym.users or neg.every_user:  # the default roles stand for any, or the formula names every user
         assignments, named = [tuple(fixed)], False
     else:  # every tuple of distinct users in the roles; nobody interchangeable
         assignments, named = list(itertools.permutations(range(n), len(fixed))), n > 1 and bool(fixed)

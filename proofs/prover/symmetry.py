@@ -86,14 +86,19 @@ class Symmetries:
         how = self.how if self.how == other.how else "; ".join(h for h in (self.how, other.how) if h)
         return Symmetries(self.users and other.users, self.resources and other.resources, how)
 
-    def words(self) -> str:
-        """The reductions in words, for a proof's assumptions."""
-        kinds = [w for w, on in (("users", self.users), ("resources", self.resources)) if on]
+    def words(self, every_user: bool = False) -> str:
+        """The reductions in words, for a proof's assumptions (``every_user``:
+        the negation's formula names every user in its own place, as the
+        dynamic setting's do, so no user symmetry is used)."""
+        users = self.users and not every_user
+        roles = ("every user keeps its place (the formula names each)" if every_user
+                 else "every assignment of users to the property's roles is checked")
+        kinds = [w for w, on in (("users", users), ("resources", self.resources)) if on]
         if not kinds:
-            return "none: every assignment of users to the property's roles and every dominant case is checked"
+            return f"none: {roles} and every dominant case is checked"
         text = " and ".join(kinds) + " treated alike"
-        if not self.users:
-            text += "; every assignment of users to the property's roles is checked"
+        if not users:
+            text += f"; {roles}"
         if not self.resources:
             text += "; resources keep their names (no renaming)"
         return text + (f" ({self.how})" if self.how else "")

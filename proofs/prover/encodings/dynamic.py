@@ -158,7 +158,7 @@ def _last_step(steps: Steps) -> Callable[[Market, Sequence[Any], str], list[Any]
 
 
 for _name, _steps in DYNAMIC_STEPS.items():
-    register_encoding(_name, "max", weighted=True, capped=True)(_last_step(_steps))
+    register_encoding(_name, "max", weighted=True, capped=True, neutral=True)(_last_step(_steps))
 
 
 def recompute(params: dict[str, Any]) -> Encoding | str:
@@ -168,7 +168,8 @@ def recompute(params: dict[str, Any]) -> Encoding | str:
         inner = get_encoding(pol.params["policy"])
     except Unencodable as e:
         return str(e)
-    return Encoding(pol.label, inner.normalise, inner.formula, inner.weighted, inner.capped, inner.validate)
+    return Encoding(pol.label, inner.normalise, inner.formula, inner.weighted, inner.capped, inner.validate,
+                    anonymous=inner.anonymous, neutral=inner.neutral, symmetry=inner.symmetry)
 
 
 register_encoding_factory("recompute", recompute)

@@ -84,6 +84,10 @@ class Negation:
         The formula also evaluates the policy with one user fewer (the one
         leaving): the encoding must hold, and the symmetries be checked, at
         ``n - 1`` users too.
+    every_user : bool
+        The formula itself quantifies over every user, each in its own
+        place (the dynamic setting tells users apart by their arrival): the
+        split assigns no roles, and no user symmetry reduces it.
     """
 
     name: str
@@ -96,6 +100,7 @@ class Negation:
     capped: bool = False
     speaks: tuple[int, int] = (2, 1)
     smaller: bool = False
+    every_user: bool = False
 
     def covers(self, weighted: bool, capped: bool) -> str | None:
         """``None`` when the negation speaks of the class, else the reason."""
@@ -111,6 +116,11 @@ class Negation:
         """The case with the default users in the roles."""
         return Case(dom, tuple(self.roles(n)[0]))
 
+
+#: ``distinguished`` for :func:`register_negation` when the formula
+#: quantifies over every user itself (:attr:`Negation.every_user`): more
+#: users than any proof has.
+EVERY_USER = 1 << 16
 
 #: The negated properties by name (one module each in this package).
 NEGATIONS: Registry[Negation] = Registry("SMT-encoded property", lazy=(__name__,), error=PolicyError)
@@ -150,7 +160,7 @@ def register_negation(
 
         with_case.__doc__ = build.__doc__
         NEGATIONS.register(name, Negation(name, roles, extra_rows, with_case, min_users, resources, weighted, capped,
-                                          speaks, last_distinguished))
+                                          speaks, last_distinguished, distinguished >= EVERY_USER))
         return build
 
     return deco

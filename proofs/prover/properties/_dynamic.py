@@ -14,10 +14,9 @@ from typing import Any
 from ..encodings import Encoding
 from ..encodings.dynamic import steps_of, weight_totals
 from ..symbolic import Market, market
+from . import EVERY_USER
 
-#: ``distinguished`` for :func:`proofs.prover.properties.register_negation`:
-#: more users than any proof has, so every user is distinguished.
-EVERY_USER = 1 << 16
+__all__ = ["EVERY_USER", "dynamic_allocated"]
 
 
 def dynamic_allocated(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, *,

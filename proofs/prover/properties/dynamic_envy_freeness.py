@@ -12,13 +12,14 @@ from typing import Any
 import z3
 
 from ..encodings import Encoding
+from ..symbolic import Case
 from . import Query, below_cap, register_negation, witness
 from ._dynamic import EVERY_USER, dynamic_allocated
 
 
 @register_negation("dynamic-envy-freeness", distinguished=EVERY_USER, min_users=2, weighted=True, capped=True)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
-    mk, xs, cons, _ = dynamic_allocated(enc, n, m, domain, dom, **cls)
+def build(enc: Encoding, n: int, m: int, domain: str, case: Case, **cls: bool) -> Query:
+    mk, xs, cons, _ = dynamic_allocated(enc, n, m, domain, case.dom, **cls)
     bad: list[Any] = []
     for k in range(n):
         x = xs[k]

@@ -11,13 +11,14 @@ from typing import Any
 import z3
 
 from ..encodings import Encoding
+from ..symbolic import Case
 from . import Query, below_cap, register_negation, witness
 from ._dynamic import EVERY_USER, dynamic_allocated
 
 
 @register_negation("dynamic-pareto-optimality", distinguished=EVERY_USER, weighted=True, capped=True)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
-    mk, xs, cons, (Wk, W) = dynamic_allocated(enc, n, m, domain, dom, **cls)
+def build(enc: Encoding, n: int, m: int, domain: str, case: Case, **cls: bool) -> Query:
+    mk, xs, cons, (Wk, W) = dynamic_allocated(enc, n, m, domain, case.dom, **cls)
     bad: list[Any] = []
     for k in range(n):
         load = [mk.load(xs[k], j) for j in range(m)]

@@ -10,13 +10,14 @@ from __future__ import annotations
 import z3
 
 from ..encodings import Encoding
+from ..symbolic import Case
 from . import Query, below_cap, register_negation, witness
 from ._dynamic import EVERY_USER, dynamic_allocated
 
 
 @register_negation("dynamic-sharing-incentive", distinguished=EVERY_USER, weighted=True, capped=True)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
-    mk, xs, cons, (_, W) = dynamic_allocated(enc, n, m, domain, dom, **cls)
+def build(enc: Encoding, n: int, m: int, domain: str, case: Case, **cls: bool) -> Query:
+    mk, xs, cons, (_, W) = dynamic_allocated(enc, n, m, domain, case.dom, **cls)
     short = [z3.And(below_cap(mk, xs[k], i),
                     *[z3.Or(z3.Not(mk.uses(i, j)), xs[k][i] * mk.d[i][j] * W < mk.weight(i) * mk.R[j])
                       for j in range(m)])

@@ -18,15 +18,15 @@ import z3
 
 from ..encodings import Encoding
 from ..encodings.dynamic import steps_of
-from ..symbolic import POSITIVE, demand_row
+from ..symbolic import POSITIVE, Case, demand_row
 from . import Query, register_negation, witness
 from ._dynamic import EVERY_USER, dynamic_allocated
 
 
 @register_negation("dynamic-strategy-proofness", distinguished=EVERY_USER, extra_rows=1, weighted=True)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
-    mk, xs, cons, _ = dynamic_allocated(enc, n, m, domain, dom, **cls)
-    rdom = None if dom is None else dom[n]
+def build(enc: Encoding, n: int, m: int, domain: str, case: Case, **cls: bool) -> Query:
+    mk, xs, cons, _ = dynamic_allocated(enc, n, m, domain, case.dom, **cls)
+    rdom = None if case.dom is None else case.dom[n]
     r, rcons = demand_row("r", m, domain, enc.normalise, rdom)
     lies: list[Any] = []
     for i in range(n):

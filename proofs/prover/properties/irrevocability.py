@@ -8,12 +8,13 @@ from __future__ import annotations
 import z3
 
 from ..encodings import Encoding
+from ..symbolic import Case
 from . import Query, register_negation, witness
 from ._dynamic import EVERY_USER, dynamic_allocated
 
 
 @register_negation("irrevocability", distinguished=EVERY_USER, min_users=2, weighted=True, capped=True)
-def build(enc: Encoding, n: int, m: int, domain: str, dom: tuple[int, ...] | None, **cls: bool) -> Query:
-    mk, xs, cons, _ = dynamic_allocated(enc, n, m, domain, dom, **cls)
+def build(enc: Encoding, n: int, m: int, domain: str, case: Case, **cls: bool) -> Query:
+    mk, xs, cons, _ = dynamic_allocated(enc, n, m, domain, case.dom, **cls)
     drop = [xs[k][i] < xs[k - 1][i] for k in range(1, n) for i in range(k)]
     return Query(cons + [z3.Or(drop)], witness(mk))
