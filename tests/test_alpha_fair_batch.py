@@ -95,3 +95,21 @@ def test_search_batched_equals_unbatched(policy: str, prop: str, monkeypatch: py
         monkeypatch.setattr(checks, "BATCH_SCREEN", batched)
         out.append(search(policy, prop, budget=120, seed=2, workers=1).outcome())
     assert out[0] == out[1]
+
+
+def test_a_direct_answer_is_remembered_for_the_margin(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an instance the batch did not answer is solved alone once: the check
+    # and the margin of the same instance reuse that answer
+    from analyzer.properties import _batch
+    from analyzer.properties._common import Evaluator
+
+    ev = Evaluator("fds")
+    calls: list[int] = []
+    direct = Evaluator.direct
+    monkeypatch.setattr(Evaluator, "direct", lambda self, inst: calls.append(1) or direct(self, inst))
+    monkeypatch.setattr(type(ev.policy), "batch_solver", lambda self: None)
+    _batch.forget()
+    first, again = ev.numeric(SINGULAR), Evaluator("fds").numeric(SINGULAR)
+    np.testing.assert_array_equal(first, again)
+    assert len(calls) == 1
+    _batch.forget()

@@ -243,8 +243,11 @@ class Evaluator:
     def numeric(self, instance: Instance) -> np.ndarray:
         """Tasks per user (floats), for the screen: the policy's vectorised
         batch solver when it has one (:meth:`~models.policy.Policy.batch_solver`; CEEI
-        without a conic solve), else :meth:`direct`."""
-        from ._batch import remembered
+        without a conic solve), else :meth:`direct`. An answer of
+        :meth:`direct` is remembered like a screen's
+        (:func:`._batch.remember`): the check and the margin of an instance
+        the batch could not answer solve it once, not once each."""
+        from ._batch import remember, remembered
 
         known = remembered(self.policy, instance, self.mode)
         if known is not None:
@@ -255,7 +258,9 @@ class Evaluator:
                               instance.max_tasks[None])
             if ok[0]:
                 return x[0]
-        return self.direct(instance)
+        x = self.direct(instance)
+        remember(self.policy, instance, self.mode, x)
+        return x
 
     def direct(self, instance: Instance) -> np.ndarray:
         """Tasks per user (floats) from the policy's own numeric solver."""
