@@ -83,13 +83,24 @@ def solve(
 
 
 def _solve_one(inst: Instance, policy: str | Policy, exact: bool) -> Allocation:
-    """:func:`solve` for one policy."""
+    """:func:`solve` for one policy; a solver error is raised as the
+    :class:`~models.errors.SolverFailure` of ``inst`` (naming it)."""
+    from models import SolverError, SolverFailure
+
     pol = get_policy(policy)
     reason = pol.supports(inst)
     if reason is not None:
         from models import PolicyError
 
         raise PolicyError(f"policy {pol.label!r} does not apply: {reason}")
+    try:
+        return _solve_supported(inst, pol, exact)
+    except SolverError as exc:
+        raise SolverFailure.of(exc, inst) from exc
+
+
+def _solve_supported(inst: Instance, pol: Policy, exact: bool) -> Allocation:
+    """:func:`_solve_one` once ``pol`` supports ``inst``."""
     if exact:
         from proofs import EXACT_SOLVERS
 

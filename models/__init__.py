@@ -5,7 +5,7 @@ Nothing here prints, parses command lines, or imports ``proofs`` or
 """
 
 from .allocation import OPTIMAL, OPTIMAL_INACCURATE, Allocation, UserMap
-from .errors import InstanceError, PolicyError, SolverError, SolverOptionError
+from .errors import InstanceError, PolicyError, SizeLimitError, SolverError, SolverFailure, SolverOptionError
 from .filling import FillingPolicy, Stage, fill_exact
 from .filling_numeric import fill_numeric
 from .instance import Instance, MachineType
@@ -21,7 +21,9 @@ __all__ = [
     "MachineType",
     "Policy",
     "PolicyError",
+    "SizeLimitError",
     "SolverError",
+    "SolverFailure",
     "SolverOptionError",
     "Stage",
     "UserMap",

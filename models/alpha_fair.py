@@ -32,6 +32,14 @@ resource ``l``); a backtracking search on ``|F|`` damps it. A priced
 resource whose price no longer matters to any user (``theta < PRICE_DROP``)
 while it is under-used leaves ``J``; an over-used resource joins it.
 
+The iteration lives in :mod:`models.alpha_fair_newton`. It runs on a batch
+of instances at once (:func:`solve_alpha_fair_batch`), each member with its
+own prices, priced set and stopping test, as if it were alone:
+:meth:`models.policies.fds.FDS.solve` runs it on a batch of one
+(:func:`solve_alpha_fair`), the property screens on many
+(:meth:`models.policies.fds.FDS.batch_solver`), as CEEI's dual Newton
+method does (:mod:`models.ceei_newton`).
+
 Certificate: stationarity holds by construction and prices are ``>= 0``;
 the answer is accepted when every priced resource is used to within
 :data:`~models.tolerances.ALPHA_FAIR_KKT_RTOL` of its capacity and no
@@ -56,13 +64,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tolerances import ALPHA_FAIR_KKT_RTOL, CEEI_ARMIJO, CEEI_LINE_SEARCH_STEPS, FEASIBILITY_RTOL
-
-#: Newton iterations before giving up.
-MAX_ITERATIONS: int = 200
-#: A priced, under-used resource whose share of every user's price is below
-#: this leaves the priced set (its price is 0 at the optimum).
-PRICE_DROP: float = 1e-14
+from .alpha_fair_newton import (
+    BATCH_MAX_ITERATIONS,
+    MAX_ITERATIONS,
+    PRICE_DROP,
+    KKTBatch,
+    Solver,
+    least_squares,
+    newton,
+    start,
+)
+from .batching import solve_systems
+from .tolerances import ALPHA_FAIR_KKT_RTOL
 
 
 @dataclass(frozen=True)
@@ -112,52 +125,62 @@ class AlphaFairResult:
         return None
 
 
-class _KKT:
-    """The KKT map of one instance (live users, used resources), in logs."""
+@dataclass(frozen=True)
+class AlphaFairBatch:
+    """Outcome of :func:`solve_alpha_fair_batch`: the fields of
+    :class:`AlphaFairResult` with a leading batch axis (``K``)."""
 
-    def __init__(self, A: np.ndarray, unit: np.ndarray, w: np.ndarray, k: np.ndarray, beta: float) -> None:
-        self.A, self.k, self.beta = A, k, beta
-        with np.errstate(divide="ignore"):
-            self.logA = np.log(A)  # -inf where a user does not use a resource
-        self.log_base = np.log(w / unit) + np.log(unit) / beta  # log x_i = log_base_i - log q_i / beta
+    x: np.ndarray
+    log_prices: np.ndarray
+    iterations: np.ndarray
+    residual: np.ndarray
 
-    def tasks(self, z: np.ndarray, priced: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``x(p)``, ``theta`` (shape (n, m), 0 off the priced set) and the
-        uncapped mask, for log-prices ``z`` on ``priced``."""
-        terms = np.where(priced[None, :], self.logA + np.where(priced, z, 0.0)[None, :], -np.inf)
-        top = terms.max(axis=1)
-        safe = np.where(np.isfinite(top), top, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            logq = safe + np.log(np.exp(terms - safe[:, None]).sum(axis=1))
-            theta = np.where(np.isfinite(top)[:, None], np.exp(terms - logq[:, None]), 0.0)
-            free = np.exp(np.where(np.isfinite(top), self.log_base - logq / self.beta, np.inf))
-        x = np.minimum(free, self.k)
-        return x, theta, free < self.k
+    def result(self, k: int) -> AlphaFairResult:
+        """Member ``k`` as an :class:`AlphaFairResult`."""
+        return AlphaFairResult(self.x[k], self.log_prices[k], int(self.iterations[k]), float(self.residual[k]))
 
-    def residuals(self, x: np.ndarray, priced: np.ndarray) -> tuple[np.ndarray, float]:
-        """``log usage`` per resource and the KKT residual."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            F = np.log(np.einsum("i,ij->j", x, self.A))
-        if not np.all(np.isfinite(F[priced])) or np.any(np.isnan(F)):
-            return F, np.inf
-        res = max(float(np.max(np.abs(F[priced]), initial=0.0)), float(np.max(F[~priced], initial=0.0)))
-        return F, res
+    def certified(self) -> np.ndarray:
+        """(K,) bool: the members whose :meth:`AlphaFairResult.failure` is
+        ``None`` (finite tasks, residual within
+        :data:`~models.tolerances.ALPHA_FAIR_KKT_RTOL`)."""
+        return np.isfinite(self.x).all(axis=1) & (self.residual <= ALPHA_FAIR_KKT_RTOL)
 
-    def step(self, x: np.ndarray, theta: np.ndarray, unc: np.ndarray, F: np.ndarray, priced: np.ndarray
-             ) -> np.ndarray:
-        """Newton direction for ``z`` on the priced resources."""
-        J = np.flatnonzero(priced)
-        usage = np.exp(F[J])
-        weight = np.where(unc, x, 0.0)[:, None] * self.A[:, J] / usage[None, :]  # (n, |J|)
-        M = weight.T @ theta[:, J] / self.beta  # -dF/dz
-        diag = np.diagonal(M).copy()
-        tiny = diag <= np.finfo(float).eps * max(float(diag.max(initial=0.0)), 1.0)
-        # a resource whose users are all capped: step as if one uncapped user held it
-        M = M + np.diag(np.where(tiny, 1.0 / self.beta, 0.0))
-        try:
-            return np.linalg.solve(M, F[J])
-        except np.linalg.LinAlgError:
-            return np.linalg.lstsq(M, F[J], rcond=None)[0]
+
+def solve_alpha_fair_batch(
+    capacity: np.ndarray,
+    demands: np.ndarray,
+    unit: np.ndarray,
+    beta: float,
+    start_x: np.ndarray,
+    weights: np.ndarray | None = None,
+    max_tasks: np.ndarray | None = None,
+    tol: float = ALPHA_FAIR_KKT_RTOL,
+    solve: Solver = solve_systems,
+    max_iterations: int = BATCH_MAX_ITERATIONS,
+) -> AlphaFairBatch:
+    """:func:`solve_alpha_fair` for a batch of instances: capacity (m,) or
+    (K, m), demands (K, n, m), unit and start_x (K, n), weights (n,) or
+    (K, n), max_tasks (K, n) (``inf`` for none). Each member has its own
+    iterates and stopping test. The Newton systems are solved by
+    :func:`models.batching.solve_systems` (a singular member takes a
+    regularised step, one without a finite step stops uncertified) and a
+    member stops after ``max_iterations``; a batch of one solved alone
+    passes :func:`models.alpha_fair_newton.least_squares` and
+    :data:`~models.alpha_fair_newton.MAX_ITERATIONS`."""
+    D = np.asarray(demands, dtype=float)
+    K, n, m = D.shape
+    R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
+    w = np.broadcast_to(np.ones(n) if weights is None else np.asarray(weights, dtype=float), (K, n))
+    k = np.broadcast_to(np.inf if max_tasks is None else np.asarray(max_tasks, dtype=float), (K, n))
+    u = np.broadcast_to(np.asarray(unit, dtype=float), (K, n))
+    live = k > 0  # users capped at 0 get nothing and leave the program
+    A = np.where(live[:, :, None], D / R[:, None, :], 0.0)
+    used = (A > 0).any(axis=1)  # a resource nobody live uses is never priced
+    kkt = KKTBatch(A, u, w, k, beta)
+    z, priced = start(kkt, np.asarray(start_x, dtype=float), w, u)
+    st, it = newton(kkt, z, priced, tol, solve, max_iterations)
+    x = np.where(live, st.x, 0.0)
+    return AlphaFairBatch(x, np.where(used & st.priced, st.z, -np.inf), it, st.res)
 
 
 def solve_alpha_fair(
@@ -170,7 +193,8 @@ def solve_alpha_fair(
     max_tasks: Sequence[float] | np.ndarray | None = None,
     tol: float = ALPHA_FAIR_KKT_RTOL,
 ) -> AlphaFairResult:
-    """Solve the weighted alpha-fair program (module docstring) for finite ``beta > 0``.
+    """Solve the weighted alpha-fair program (module docstring) for finite
+    ``beta > 0``: :func:`solve_alpha_fair_batch` on a batch of one.
 
     Parameters
     ----------
@@ -189,106 +213,13 @@ def solve_alpha_fair(
         KKT residual to reach (the certificate of :meth:`AlphaFairResult.failure`
         is judged at :data:`~models.tolerances.ALPHA_FAIR_KKT_RTOL`).
     """
-    R = np.asarray(capacity, dtype=float)
     D = np.asarray(demands, dtype=float)
-    n, m = D.shape
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    k = np.full(n, np.inf) if max_tasks is None else np.asarray(max_tasks, dtype=float)
-    x, log_prices = np.zeros(n), np.full(m, -np.inf)
-    live = np.flatnonzero(k > 0)
-    used = np.flatnonzero((D[live] > 0).any(axis=0))
-    if live.size == 0:
-        return AlphaFairResult(x, log_prices, 0, 0.0)
-    kkt = _KKT(D[np.ix_(live, used)] / R[used], np.asarray(unit, dtype=float)[live], w[live], k[live], beta)
-    z, priced = _start(kkt, np.asarray(start, dtype=float)[live], w[live], np.asarray(unit, dtype=float)[live])
-    z, priced, xl, it, res = _newton(kkt, z, priced, tol)
-    x[live] = xl
-    log_prices[used] = np.where(priced, z, -np.inf)
-    return AlphaFairResult(x, log_prices, it, res)
+    k = None if max_tasks is None else np.asarray(max_tasks, dtype=float)[None]
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    return solve_alpha_fair_batch(np.asarray(capacity, dtype=float), D[None], np.asarray(unit, dtype=float)[None],
+                                  beta, np.asarray(start, dtype=float)[None], w, k, tol, least_squares,
+                                  MAX_ITERATIONS).result(0)
 
 
-def _newton(kkt: _KKT, z: np.ndarray, priced: np.ndarray, tol: float
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
-    """Newton iterations on the log-prices ``z`` of the priced set, which
-    is updated as resources fill or empty; returns ``(z, priced, x,
-    iterations, residual)``."""
-    xl, theta, unc = kkt.tasks(z, priced)
-    F, res = kkt.residuals(xl, priced)
-    it = 0
-    while res > tol and it < MAX_ITERATIONS:
-        it += 1
-        priced, z = _update_priced(kkt, z, priced, xl, theta, F)
-        xl, theta, unc = kkt.tasks(z, priced)
-        F, res = kkt.residuals(xl, priced)
-        if not priced.any() or res <= tol:
-            continue
-        found = _line_search(kkt, z, priced, kkt.step(xl, theta, unc, F, priced), F, res)
-        if found is None:
-            # no progress on the priced set: a priced resource that cannot be
-            # filled (its price belongs at 0) is the usual cause; drop the
-            # most under-used one and go on, otherwise give up
-            under = np.flatnonzero(priced & (F < 0))
-            if under.size == 0:
-                break
-            priced = np.where(np.arange(priced.size) == under[np.argmin(F[under])], False, priced)
-            xl, theta, unc = kkt.tasks(z, priced)
-            F, res = kkt.residuals(xl, priced)
-            continue
-        z, xl, theta, unc, F, res = found
-    return z, priced, xl, it, res
-
-
-def _line_search(kkt: _KKT, z: np.ndarray, priced: np.ndarray, d: np.ndarray, F: np.ndarray, res: float
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float] | None:
-    """Armijo search on the merit ``sum F^2`` over the priced set along the
-    Newton direction ``d`` (a step that lowers the residual is also taken):
-    the new ``(z, x, theta, uncapped, F, residual)``, or ``None`` when no
-    step of :data:`~models.tolerances.CEEI_LINE_SEARCH_STEPS` halvings does."""
-    merit = float(np.sum(F[priced] ** 2))
-    alpha = 1.0
-    for _ in range(CEEI_LINE_SEARCH_STEPS):
-        trial = z.copy()
-        trial[priced] += alpha * d
-        t_x, t_theta, t_unc = kkt.tasks(trial, priced)
-        t_F, t_res = kkt.residuals(t_x, priced)
-        t_merit = float(np.sum(t_F[priced] ** 2)) if np.isfinite(t_res) else np.inf
-        if t_merit <= (1.0 - 2.0 * CEEI_ARMIJO * alpha) * merit or t_res < res:
-            return trial, t_x, t_theta, t_unc, t_F, t_res
-        alpha *= 0.5
-    return None
-
-
-def _start(kkt: _KKT, x0: np.ndarray, w: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Log-prices from the ``beta = inf`` limit ``x0``: the price a user's
-    level asks for (``q_i = u_i level_i^-beta``), on each saturated
-    resource the smallest over its uncapped users (the richest user of a
-    resource bounds its price)."""
-    with np.errstate(divide="ignore"):
-        logq = np.log(unit) - kkt.beta * np.log(unit * np.maximum(x0, 0.0) / w)
-    uncapped = x0 < kkt.k
-    usage = np.einsum("i,ij->j", x0, kkt.A)
-    cand = np.where(uncapped[:, None] & (kkt.A > 0), logq[:, None] - kkt.logA, np.inf)
-    z = cand.min(axis=0)
-    priced = (usage >= 1.0 - FEASIBILITY_RTOL) & np.isfinite(z)
-    return np.where(priced, z, 0.0), priced
-
-
-def _update_priced(kkt: _KKT, z: np.ndarray, priced: np.ndarray, x: np.ndarray, theta: np.ndarray,
-                   F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Drop under-used priced resources whose price no longer matters; price
-    over-used resources (at a level that just starts to bind their users)."""
-    priced, z = priced.copy(), z.copy()
-    drop = priced & (F < 0) & (theta.max(axis=0) < PRICE_DROP)
-    priced &= ~drop
-    add = ~priced & (F > ALPHA_FAIR_KKT_RTOL)
-    if add.any():
-        terms = np.where(priced[None, :], kkt.logA + np.where(priced, z, 0.0)[None, :], -np.inf)
-        logq = np.logaddexp.reduce(terms, axis=1)
-        for j in np.flatnonzero(add):
-            users = (kkt.A[:, j] > 0) & np.isfinite(logq)
-            z[j] = float(np.min(logq[users] - kkt.logA[users, j])) if users.any() else 0.0
-        priced |= add
-    return priced, z
-
-
-__all__ = ["AlphaFairResult", "solve_alpha_fair"]
+__all__ = ["MAX_ITERATIONS", "PRICE_DROP", "AlphaFairBatch", "AlphaFairResult", "solve_alpha_fair",
+           "solve_alpha_fair_batch"]

@@ -3,13 +3,17 @@ over a batch of instances (Ghodsi et al., NSDI 2011, Section 5.2; the dual
 and the method are derived in :mod:`models.ceei_newton`, which runs it).
 
 Every member of the batch has its own iterates, active set, damping, step
-size and stopping test: a member comes out exactly as it would alone.
+size and stopping test: a member comes out exactly as it would alone. A
+member whose Newton system is singular takes a more regularised step, and
+one without any finite step stops, uncertified (:mod:`models.batching`),
+without touching the others.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .batching import solve_systems
 from .tolerances import (
     CEEI_ARMIJO,
     CEEI_MAX_HALVINGS,
@@ -78,10 +82,13 @@ def _residual(pi: np.ndarray, grad: np.ndarray) -> np.ndarray:
 
 
 def _direction(dual: Dual, pi: np.ndarray, q: np.ndarray, unc: np.ndarray, grad: np.ndarray,
-               res: np.ndarray, sel: np.ndarray) -> np.ndarray:
+               res: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The projected Newton direction of the members ``sel``: prices within
     ``eps = min(res, 1)`` of 0 whose gradient pushes them down go to 0; the
-    others take a Marquardt-regularised Newton step on their block."""
+    others take a Marquardt-regularised Newton step on their block. A
+    member whose system is singular even so takes the more regularised step
+    of :func:`models.batching.solve_systems`; the mask returned marks the
+    members without any finite step (they stop)."""
     eps = np.minimum(res, 1.0)[:, None]
     free = ~((pi <= eps) & (grad > 0.0))
     H = dual.hessian(q, unc, _rows(sel, dual.AT.shape[0]))
@@ -90,8 +97,8 @@ def _direction(dual: Dual, pi: np.ndarray, q: np.ndarray, unc: np.ndarray, grad:
     mu = CEEI_REGULARIZATION * eps * np.maximum(diag, floor)  # Marquardt: scaled per price
     both = free[:, :, None] & free[:, None, :]
     system = np.where(both, H, 0.0) + np.eye(H.shape[1]) * np.where(free, mu + (diag <= floor), 1.0)[:, None, :]
-    step = np.linalg.solve(system, np.where(free, -grad, 0.0)[:, :, None])[:, :, 0]
-    return np.where(free, step, -pi)
+    step, failed = solve_systems(system, np.where(free, -grad, 0.0))
+    return np.where(free, step, -pi), failed
 
 
 def _rows(sel: np.ndarray, K: int) -> np.ndarray | None:
@@ -162,8 +169,9 @@ def iterate(dual: Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
         whole = _rows(run, K) is None  # every member runs: no copies
         state = (pi, value, q, x, unc, grad, res) if whole else tuple(
             a[run] for a in (pi, value, q, x, unc, grad, res))
-        d = _direction(dual, state[0], state[2], state[4], state[5], state[6], run)
+        d, stuck = _direction(dual, state[0], state[2], state[4], state[5], state[6], run)
         ok, new = _line_search(dual, run, state, d)
+        ok &= ~stuck  # no finite Newton step: the member stops where it is (not certified)
         if whole and ok.all():
             pi, value, q, x, unc, grad = new
             res = _residual(pi, grad)

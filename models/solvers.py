@@ -27,29 +27,34 @@ CONIC_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")
 #: Default order for linear programs.
 LP_SOLVERS: tuple[str, ...] = ("HIGHS", "CLARABEL", "SCS")
 #: Solvers whose C library writes a banner to the process's standard output
-#: whatever their options say (HiGHS prints its copyright line for every new
-#: ``Highs`` object; upstream: it "can't be switched off independently").
+#: whatever their options say (HiGHS prints its copyright lines when the
+#: first ``Highs`` object of a process is built, before any option such as
+#: ``output_flag`` can be set; cvxpy already passes ``output_flag=False``).
 _BANNER_SOLVERS: frozenset[str] = frozenset({"HIGHS"})
 
 
 @contextlib.contextmanager
-def _c_stdout_to_stderr() -> Iterator[None]:
-    """Send what C code writes to file descriptor 1 to standard error for
-    the duration (a table on stdout must not start with a solver banner)."""
+def _c_stdout_silenced() -> Iterator[None]:
+    """Send what C code writes to file descriptor 1 to ``os.devnull`` for
+    the duration of one solver call: neither the user's terminal (on
+    stdout or stderr) nor a notebook (whose kernel forwards descriptor 1)
+    shows a solver's banner. Python's own ``sys.stdout`` is flushed first
+    and is not redirected when it is not descriptor 1."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stdout.flush()
     try:
-        out = sys.stdout.fileno()
-        err = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # no real descriptors (captured, notebook)
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1 at all: nothing can reach it
         yield
         return
-    sys.stdout.flush()
-    saved = os.dup(out)
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(err, out)
+        os.dup2(devnull, 1)
         yield
     finally:
-        os.dup2(saved, out)
+        os.dup2(saved, 1)
         os.close(saved)
+        os.close(devnull)
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ def _attempt(problem: Any, name: str, choice: SolverChoice, accept: Callable[[An
     import cvxpy as cp
 
     try:
-        quiet = _c_stdout_to_stderr() if name in _BANNER_SOLVERS else contextlib.nullcontext()
+        quiet = _c_stdout_silenced() if name in _BANNER_SOLVERS else contextlib.nullcontext()
         with warnings.catch_warnings(), quiet:
             warnings.simplefilter("ignore")
             problem.solve(solver=name, **{**conic_solver_options(name), **dict(choice.options)})

@@ -101,6 +101,14 @@ CEEI_MAX_HALVINGS: int = 240
 #: ``H + mu I`` with ``mu = CEEI_REGULARIZATION * residual * max(mean diag H, 1)``.
 CEEI_REGULARIZATION: float = 1e-3
 
+#: Batched linear solves (models/batching.py): a member whose Newton system
+#: is exactly singular, or whose solution is not finite, is solved again
+#: with its diagonal raised by this times its largest diagonal entry (the
+#: Marquardt term of the CEEI method vanishes with the residual, so a
+#: system singular in exact terms, e.g. two resources used in the same
+#: proportions by every user, stays singular in floating point).
+BATCH_FALLBACK_REGULARIZATION: float = 1e-10
+
 #: Exact CEEI (proofs/ceei_exact/enclosure.py): relative radius of the
 #: starting box of the Krawczyk test around the Newton-polished prices
 #: (inflated until the test succeeds or gives up).

@@ -3,8 +3,10 @@
 files, warnings, and writing the output.
 
 Exit codes: 0 success; 1 a check found a violation; 2 bad input (one line
-on stderr naming the file and field, never a traceback); 3 a solver failed;
-130 interrupted.
+on stderr naming the file and field, never a traceback), also a size past
+:mod:`models.limits`; 3 a solver failed (no solver answered an instance,
+:class:`~models.errors.SolverFailure`, naming the policy and the
+instance); 130 interrupted.
 """
 
 from __future__ import annotations

@@ -11,13 +11,15 @@ on ``fairalloc search`` interrupted a fraction of a second after its start.
 
 The command line therefore installs :func:`install`: a SIGINT handler that
 raises ``KeyboardInterrupt`` as Python's default handler does, except while
-an import is running; then the interrupt is held and delivered by a timer
-(SIGALRM) as soon as no import is on the stack. Library code does not touch
+an import (or numba's compilation of a kernel, which breaks the same way)
+is running; then the interrupt is held and delivered by a timer (SIGALRM)
+as soon as neither is on the stack. Library code does not touch
 the handler: only the console entry point installs it.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from types import FrameType
@@ -27,11 +29,21 @@ RETRY_SECONDS = 0.01
 
 _IMPORT_FRAMES = "<frozen importlib"
 
+#: Packages whose Python frames on the stack mean a kernel is being
+#: compiled (numba's compiler, llvmlite): a ``KeyboardInterrupt`` raised
+#: there leaves them half initialised, and the next step fails with an
+#: unrelated ``AttributeError`` traceback (seen on ``fairalloc variants``
+#: interrupted during its first, compiling, run). A compiled kernel that
+#: runs is called from C, with no such frame above it.
+_COMPILER_DIRS = tuple(f"{os.sep}{pkg}{os.sep}" for pkg in (os.path.join("numba", "core"), "llvmlite"))
+
 
 def _in_import(frame: FrameType | None) -> bool:
-    """Whether an import runs somewhere on the stack that ``frame`` ends."""
+    """Whether an import, or the compilation of a kernel, runs somewhere on
+    the stack that ``frame`` ends."""
     while frame is not None:
-        if frame.f_code.co_filename.startswith(_IMPORT_FRAMES):
+        name = frame.f_code.co_filename
+        if name.startswith(_IMPORT_FRAMES) or any(d in name for d in _COMPILER_DIRS):
             return True
         frame = frame.f_back
     return False

@@ -128,8 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except (UsageError, InstanceError, PolicyError, SolverOptionError) as exc:
         return fail(str(exc), EXIT_BAD_INPUT)
-    except SolverError as exc:
+    except SolverError as exc:  # SolverFailure: no solver answered one instance (named)
         return fail(str(exc), EXIT_SOLVER)
+    except MemoryError:  # past models.limits' sizes, a size the machine cannot hold: still one line
+        return fail("out of memory: a size or budget asked for is too large for this machine", EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
     except BrokenPipeError:

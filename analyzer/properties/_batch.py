@@ -6,6 +6,12 @@ vectorised batch solver (:meth:`models.policy.Policy.batch_solver`: the
 progressive-filling family, CEEI) solves them together; any other policy
 is solved one instance at a time. The result only selects candidates:
 every reported violation is re-verified with the policy's own exact solver.
+
+A batch never fails as a whole (:func:`models.batching.run_batch`): a
+member the batch solver does not answer (not certified, not finite, or a
+numerical error of the batch) is solved alone by the policy's own solver,
+which answers it or raises the :class:`~models.errors.SolverError` of that
+instance.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any, Protocol, TypeGuard
 import numpy as np
 
 from models import Instance, Policy
+from models.batching import run_batch
 from models.filling import FillingPolicy
 from models.tolerances import SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
@@ -65,9 +72,9 @@ def numeric_many(
     todo: Any = range(K)
     out = np.empty((K, instance.n))
     if solver is not None:
-        out, ok = solver(np.asarray(D, dtype=float), np.asarray(R, dtype=float), instance.weights,
-                         np.asarray(Kc, dtype=float))
-        todo = np.flatnonzero(~ok)  # not converged: the policy's own solver
+        out, ok = run_batch(solver, np.asarray(D, dtype=float), np.asarray(R, dtype=float), instance.weights,
+                            np.asarray(Kc, dtype=float))
+        todo = np.flatnonzero(~ok)  # not answered by the batch: the policy's own solver
     for k in todo:
         out[k] = ev.direct(numeric_variant(instance, capacity=R if R.ndim == 1 else R[k], demands=D[k],
                                            max_tasks=Kc[k]))
@@ -94,7 +101,7 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
     for idxs, members, D, R, caps in shape_groups(instances):
         if len(members) == 1:
             R = R[0]
-        x, ok = solve(D, R, members[0].weights, caps)
+        x, ok = run_batch(solve, D, R, members[0].weights, caps)
         for row, i, good in zip(x, idxs, ok, strict=True):
             if good:
                 out[i] = row

@@ -18,6 +18,7 @@ import numpy as np
 
 from models import Allocation, Instance, Policy, get_policy
 from models.allocation import exact_str
+from models.batching import run_batch
 from models.tolerances import (
     COMPARE_ATOL,
     COMPARE_RTOL,
@@ -175,18 +176,24 @@ class Evaluator:
     def numeric(self, instance: Instance) -> np.ndarray:
         """Tasks per user (floats), for the screen: the policy's vectorised
         batch solver when it has one (:meth:`~models.policy.Policy.batch_solver`; CEEI
-        without a conic solve), else :meth:`direct`."""
-        from ._batch import remembered
+        without a conic solve), else :meth:`direct`. An answer of
+        :meth:`direct` is remembered like a screen's
+        (:func:`._batch.remember`): the check and the margin of an instance
+        the batch could not answer solve it once, not once each."""
+        from ._batch import remember, remembered
 
         known = remembered(self.policy, instance, self.mode)
         if known is not None:
             return known
         solver = self.policy.batch_solver() if self.mode == CONTINUOUS else None
         if solver is not None:
-            x, ok = solver(instance.demands[None], instance.capacity, instance.weights, instance.max_tasks[None])
+            x, ok = run_batch(solver, instance.demands[None], instance.capacity, instance.weights,
+                              instance.max_tasks[None])
             if ok[0]:
                 return x[0]
-        return self.direct(instance)
+        x = self.direct(instance)
+        remember(self.policy, instance, self.mode, x)
+        return x
 
     def direct(self, instance: Instance) -> np.ndarray:
         """Tasks per user (floats) from the policy's own numeric solver."""

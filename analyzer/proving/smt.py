@@ -156,7 +156,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     re-verify each satisfiable case's witness exactly, and conclude (status
     ``"unknown"`` with the reason when the policy or the class cannot be
     encoded)."""
-    from proofs.prover.driver import run_cases, split
+    from proofs.prover.driver import check_size, run_cases, split
     from proofs.prover.encodings import Unencodable, get_encoding
     from proofs.prover.properties import get_negation
     from proofs.prover.result import UNDECIDED, ProofResult, verdict_solvers
@@ -169,6 +169,8 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         enc = get_encoding(pol)
     except Unencodable as e:
         enc, result.reason = None, str(e)
+    if enc is not None:
+        check_size(pol, prop, users, resources)  # before the first formula (vacuity, cross-check) is built
     result.assumptions = assumptions(users, resources, domain, None if enc is None else enc.normalise, 0, weighted,
                                      capped, setting)
     if _settled(result, neg, enc, weighted, capped):

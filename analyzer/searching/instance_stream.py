@@ -2,7 +2,8 @@
 :class:`Cell`) and the instance at each position.
 
 The stream depends only on the seed, the policy, the property, the instance
-class and the mode: its first ``GRID_FRACTION * budget`` positions walk the
+class and the mode: its first ``GRID_FRACTION * budget`` positions (at most
+:data:`~models.limits.MAX_GRID_POSITIONS`) walk the
 exhaustive small-integer grid (:func:`~analyzer.searching.strategies.grid`);
 position ``k`` after them is drawn from random strategy ``k mod 4``
 (uniform, log-uniform, shared dominant resource, near-ties) with a
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from models import Instance, Policy, PolicyError, get_policy
+from models.limits import MAX_GRID_POSITIONS
 
 from ..properties.base import MODES, Property, get_property
 from .classes import InstanceClass
@@ -73,8 +75,11 @@ class Cell:
 
     @functools.cached_property
     def grid_len(self) -> int:
-        """Positions of the stream taken by the exhaustive grid."""
-        want = int(self.budget * GRID_FRACTION)
+        """Positions of the stream taken by the exhaustive grid:
+        :data:`GRID_FRACTION` of the budget, at most
+        :data:`~models.limits.MAX_GRID_POSITIONS` (the grid's instances
+        are kept in memory)."""
+        want = min(int(self.budget * GRID_FRACTION), MAX_GRID_POSITIONS)
         return min(want, len(grid_prefix(self.cls, want)))
 
     def at(self, pos: int) -> tuple[str, Instance]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from models import PolicyError, get_policy
+from models.limits import MAX_SIM_LAUNCHES, refuse_above
 
 from . import dispatch  # noqa: F401  (registers the event loop's kernels, models.kernels)
 from .engine import Engine
@@ -25,7 +26,7 @@ from .options import DEFAULT_PENALTY, TIE_BREAKS
 from .production import VariantEngine, is_variant, variant_model
 from .result import JobRecord, SimulationResult
 from .traces import TRACE_FORMATS, load_trace
-from .workload import JobSpec, Workload, as_workload
+from .workload import JobSpec, Workload, as_workload, launch_bound
 
 _OPTIONS = {"batch", "overcommit_penalty", "tie_break", "check_properties", "record_users", "slot_tasks", "aware",
             "progress"}
@@ -72,7 +73,9 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
     Raises
     ------
     InstanceError
-        For a malformed workload.
+        For a malformed workload; :class:`~models.errors.SizeLimitError`
+        (a subclass) when the run could make more than
+        :data:`~models.limits.MAX_SIM_LAUNCHES` task launches.
     PolicyError
         For an unknown policy or option.
     """
@@ -88,6 +91,9 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
         model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
     if until is None and w.repeats:
         raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
+    refuse_above("jobs" if until is None else "until", launch_bound(w, until) or 0.0, MAX_SIM_LAUNCHES,
+                 "task launches could be simulated",
+                 "every decision is logged; stop earlier, or give the jobs fewer tasks or longer durations")
     return _engine(w, model, variant, bool(opts.pop("batch", True)), _common(opts, until, seed), memory).run()
 
 

@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from models import InstanceError
+from models.limits import MAX_SIM_MACHINES, refuse_above
 
 #: Largest scaled amount accepted (machine capacities times task counts
 #: stay far below int64 overflow).
@@ -172,6 +173,8 @@ def machines_array(raw: Any, resources: list[str] | None, path: str = "machines"
                     raise InstanceError(f"{p}.{k}: unknown resource (known: {', '.join(resources)})")
                 names.append(k)
         types.append((count, caps))
+    refuse_above(path, sum(c for c, _ in types), MAX_SIM_MACHINES, "machines in the simulated cluster",
+                 "each is simulated; describe fewer, larger machines")
     rows = []
     for count, caps in types:
         rows += [[caps.get(r, 0) for r in names]] * count
@@ -204,6 +207,27 @@ def _durations(path: str, v: Any) -> tuple[float, ...]:
         raise InstanceError(f"{path}: must be a number or a non-empty list of numbers")
     return tuple(_number(f"{path}[{k}]" if isinstance(v, list) else path, x, positive=True)
                  for k, x in enumerate(items))
+
+
+def launch_bound(w: Workload, until: float | None) -> float | None:
+    """An upper bound on the task launches of a simulation of ``w`` up to
+    ``until``, or ``None`` for a trace (its rows are streamed, not counted
+    up front). Each job spec launches at most its tasks (unbounded when it
+    repeats), and at most ``slots * (window / shortest duration + 1)``:
+    ``slots`` tasks of it fit on the whole cluster at once, ``window`` runs
+    from its arrival to ``until`` (or its own ``until``)."""
+    if w.total_tasks is None and not w.repeats:
+        return None
+    shapes, counts = np.unique(w.machines, axis=0, return_counts=True)
+    total = 0.0
+    for spec in w.specs():
+        use = spec.demand > 0
+        fit = (shapes[:, use] // spec.demand[use]).min(axis=1, initial=np.iinfo(np.int64).max)
+        slots = float((fit * counts).sum()) if use.any() else math.inf
+        end = min(math.inf if until is None else until, math.inf if spec.until is None else spec.until)
+        by_time = slots * ((end - spec.arrival) / min(spec.durations) + 1) if slots else 0.0
+        total += min(math.inf if spec.repeat else float(spec.tasks), max(by_time, 0.0))
+    return total
 
 
 # ---------------------------------------------------------------------------

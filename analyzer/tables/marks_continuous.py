@@ -267,6 +267,7 @@ def _sizes(prop: str, max_users: int, max_resources: int) -> tuple[list[tuple[in
 def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout: float,
                   workers: int | None, mode: str = "continuous") -> DomainProof:
     """The cell proved size by size in one domain."""
+    from models import SizeLimitError
     from proofs.prover.driver import INTERRUPTED
     from proofs.prover.result import COUNTEREXAMPLE, PROVED
 
@@ -278,8 +279,13 @@ def _prove_domain(policy: str, prop: str, proof: CellProof, domain: str, timeout
         dp.failed, dp.reason = [(proof.max_users, proof.max_resources, "unknown")], why
         return dp
     for k, (n, m) in enumerate(sizes):
-        r = prove(policy, prop, n, m, domain=domain, weighted=proof.weighted, capped=proof.capped,
-                  timeout=timeout, workers=workers, mode=mode)
+        try:
+            r = prove(policy, prop, n, m, domain=domain, weighted=proof.weighted, capped=proof.capped,
+                      timeout=timeout, workers=workers, mode=mode)
+        except SizeLimitError as exc:  # this size and the larger ones stay unproved, with the reason
+            dp.failed = [(n, m, "unknown")] + [(a, b, "skipped") for a, b in sizes[k + 1:]]
+            dp.reason = str(exc)
+            return dp
         if any(c.reason == INTERRUPTED for c in r.cases):  # Ctrl-C: the proofs so far stay in the table
             raise KeyboardInterrupt
         if r.status == COUNTEREXAMPLE and r.counterexample is not None:
@@ -308,6 +314,9 @@ def checked_sizes(prove: Any, timeout: Any) -> tuple[int, int]:
           and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in prove))
     if not ok:
         raise PolicyError(f"prove: expected (N, M), whole numbers >= 1, got {prove!r}")
+    from models.limits import MAX_PROVE_ENTRIES, refuse_above
+
+    refuse_above("prove", prove[0] * prove[1], MAX_PROVE_ENTRIES, "demand entries (users x resources) to prove")
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < float("inf"):
         raise PolicyError(f"prove_timeout: must be a positive number of seconds, got {timeout!r}")
     return int(prove[0]), int(prove[1])

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import PolicyError
 from ..instance import Instance
+from ..limits import check_discrete_size
 from ..policy import Policy
 from .placements import DEFAULT_PLACEMENT, Placement, get_placement
 from .policies import DiscretePolicy, get_discrete_policy, integer_steps
@@ -142,6 +143,7 @@ class Engine:
                  seed: int = 0, batch: bool = True, record_picks: bool = True) -> None:
         if on_full not in ON_FULL:
             raise PolicyError(f"on_full: must be one of {', '.join(ON_FULL)}, got {on_full!r}")
+        check_discrete_size(instance)  # SizeLimitError before any array is sized by the run
         pol = get_discrete_policy(policy)
         if tie_break is None:
             tie_break = pol.default_tie_break

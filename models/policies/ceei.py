@@ -23,6 +23,7 @@ import numpy as np
 
 from ..allocation import OPTIMAL, Allocation
 from ..ceei_newton import ceei_batch, solve_eisenberg_gale
+from ..errors import SolverError, SolverFailure
 from ..instance import Instance
 from ..policy import BatchSolver, Policy, register
 from ..solvers import CONIC_SOLVERS, solve_problem
@@ -59,7 +60,9 @@ class CEEI(Policy):
 
     def solve(self, instance: Instance) -> Allocation:
         """Solve the dual by projected Newton (:mod:`models.ceei_newton`);
-        fall back to :meth:`solve_program` when the result is not certified.
+        fall back to :meth:`solve_program` when the result is not certified,
+        and raise :class:`~models.errors.SolverFailure` (naming the instance)
+        when that fails too.
 
         ``stats`` records the solver (``"newton"`` or ``"cvxpy-..."``), the
         iterations, the duality gap, the largest capacity violation and,
@@ -75,7 +78,11 @@ class CEEI(Policy):
         viol = alloc.max_violation()
         reason = res.failure() or (f"infeasible by {viol:.2e}" if viol > FEASIBILITY_RTOL else None)
         if reason is not None:
-            fallback = self.solve_program(instance)
+            try:
+                fallback = self.solve_program(instance)
+            except SolverError as exc:  # neither solver answers: the failure of this instance
+                raise SolverFailure(self.label, instance, f"Newton's method rejected ({reason}) and the conic "
+                                    f"program failed ({SolverFailure.of(exc, instance).reason})") from exc
             fallback.stats["fallback"] = f"newton rejected: {reason}"
             return fallback
         alloc.stats["max_violation"] = viol

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from ..allocation import OPTIMAL, Allocation
-from ..alpha_fair import AlphaFairResult, solve_alpha_fair
+from ..alpha_fair import AlphaFairResult, solve_alpha_fair, solve_alpha_fair_batch
+from ..batching import run_batch
 from ..convex import ConvexPolicy, alpha_fair_objective, positive_parameter
 from ..errors import SolverError
 from ..instance import Instance
-from ..policy import get_policy, register
+from ..policy import BatchSolver, get_policy, register
 from ..tolerances import ALPHA_FAIR_KKT_RTOL, RESOLVE_TIGHTEN
 
 
@@ -56,7 +57,11 @@ class FDS(ConvexPolicy):
 
     def unit(self, instance: Instance) -> np.ndarray:
         """Utility of one task of each user: its dominant share ``s_i``."""
-        return (instance.demands / instance.capacity).max(axis=1)
+        return self.units(instance.demands[None], instance.capacity[None])[0]
+
+    def units(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        """:meth:`unit` of a batch: demands (K, n, m), capacity (K, m) -> (K, n)."""
+        return (demands / capacity[:, None, :]).max(axis=2)
 
     def references(self, instance: Instance) -> list[np.ndarray]:
         """The max-min limit (``beta = inf``) is feasible, so the optimum
@@ -133,6 +138,42 @@ class FDS(ConvexPolicy):
                               "in the tight re-solve")
         return Allocation(instance=instance, x=res.x, policy=self.label, status=OPTIMAL, certificate=res,
                           stats={"solver": "newton-log-prices (tight)", "residual": res.residual})
+
+    def batch_solver(self) -> BatchSolver | None:
+        """Finite ``beta``: the Newton method of :meth:`solve`, vectorised
+        over a batch (:meth:`solve_many`); ``beta = inf`` and ``beta = 1``:
+        the batch solver of the policy :meth:`solve` delegates to."""
+        if np.isinf(self.beta):
+            return get_policy(self.limit).batch_solver()
+        if self.beta == 1:
+            return get_policy("ceei").batch_solver()
+        return self.solve_many
+
+    def solve_many(self, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray, caps: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Tasks of a batch (the :data:`~models.policy.BatchSolver` of
+        finite ``beta``) and which members are certified: each member's
+        Newton method starts from its max-min limit, as :meth:`solve`
+        starts. A member whose limit the limit's batch solver does not
+        answer, or whose Newton answer is not certified, is marked
+        unanswered: the caller solves it alone with :meth:`solve` (which
+        falls back to the conic program), :func:`models.batching.run_batch`.
+        """
+        D = np.asarray(demands, dtype=float)
+        K, n, m = D.shape
+        R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
+        x = np.full((K, n), np.nan)
+        ok = np.zeros(K, dtype=bool)
+        limit = get_policy(self.limit).batch_solver()
+        if limit is None:  # pragma: no cover - the limits (drf, leximin-tasks) are fillings with a batch
+            return x, ok
+        x0, started = run_batch(limit, D, R, weights, caps)
+        idx = np.flatnonzero(started)
+        if idx.size:
+            out = solve_alpha_fair_batch(R[idx], D[idx], self.units(D[idx], R[idx]), self.beta, x0[idx], weights,
+                                         np.asarray(caps, dtype=float)[idx])
+            x[idx], ok[idx] = out.x, out.certified()
+        return x, ok
 
     def _newton(self, instance: Instance, start: np.ndarray, tol: float = ALPHA_FAIR_KKT_RTOL) -> AlphaFairResult:
         return solve_alpha_fair(instance.capacity, instance.demands, self.unit(instance), self.beta, start,

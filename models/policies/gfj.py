@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..instance import Instance
 from ..policy import register
 from .fds import FDS
 
@@ -38,6 +37,6 @@ class GFJ(FDS):
     limit = "leximin-tasks"
     scale_invariant = False  # utilities are task counts: a larger reported task is worth more
 
-    def unit(self, instance: Instance) -> np.ndarray:
-        """Utility of one task: 1."""
-        return np.ones(instance.n)
+    def units(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+        """Utility of one task: 1 (shape (K, n))."""
+        return np.ones(demands.shape[:2])

@@ -13,6 +13,7 @@ under a common deadline.
 from __future__ import annotations
 
 import itertools
+import math
 import multiprocessing
 import os
 import signal
@@ -20,6 +21,8 @@ import time
 from collections.abc import Callable
 from multiprocessing.connection import wait
 from typing import Any
+
+from models.limits import MAX_PROVE_CASES, MAX_PROVE_ENTRIES, MAX_PROVE_ENUMERATION, refuse_above
 
 from .encodings import get_encoding
 from .properties import get_negation
@@ -41,6 +44,7 @@ def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool =
     neg = get_negation(prop)
     if domain not in DOMAINS:
         raise ValueError(f"domain: must be one of {', '.join(DOMAINS)}, got {domain!r}")
+    check_size(policy, prop, n, m)
     sym = case_symmetries(policy, prop, n, m, domain, weighted, capped) if symmetric else NONE
     fixed, free = neg.roles(n)
     if sym.users or neg.every_user:  # the default roles stand for any, or the formula names every user
@@ -50,6 +54,7 @@ def split(policy: str, prop: str, n: int, m: int, domain: str, symmetric: bool =
         fixed, free = list(range(n)), []
     doms: list[tuple[int, ...] | None] = [None]
     if get_encoding(policy).normalise == "max":
+        _check_split(len(fixed), len(free), neg.extra_rows, m, len(assignments), sym.resources)
         doms = list(dominant_cases(m, tuple(fixed), tuple(free), neg.extra_rows, sym.resources))
     return [Case(d, roles, named) for roles in assignments for d in doms]
 
@@ -61,6 +66,39 @@ def case_symmetries(policy: str, prop: str, n: int, m: int, domain: str, weighte
     (:func:`proofs.prover.symmetry.symmetries`)."""
     enc, neg = get_encoding(policy), get_negation(prop)
     return symmetries(enc, neg.sizes(n), m, domain, weighted, capped)
+
+
+def check_size(policy: str, prop: str, n: int, m: int) -> None:
+    """Refuse, before any formula is built, a proof past
+    :data:`~models.limits.MAX_PROVE_ENTRIES` demand entries, or whose case
+    split would be too large even with every symmetry (:func:`_check_split`;
+    :func:`split` checks again with the symmetries the policy has).
+
+    Raises
+    ------
+    SizeLimitError
+    """
+    refuse_above("users", n * m, MAX_PROVE_ENTRIES, f"demand entries ({n} users x {m} resources) in one formula",
+                 "the formulas grow with users^2 x resources")
+    enc, neg = get_encoding(policy), get_negation(prop)
+    if enc.normalise == "max":
+        fixed, free = neg.roles(n)
+        _check_split(len(fixed), len(free), neg.extra_rows, m, 1, True)
+
+
+def _check_split(fixed: int, free: int, extra: int, m: int, assignments: int, neutral: bool) -> None:
+    """Refuse a case split of more than :data:`~models.limits.MAX_PROVE_CASES`
+    cases (``assignments`` of users to the roles, times the dominant
+    resources of ``fixed`` rows, a multiset for the ``free`` users, and the
+    ``extra`` rows) or, when the split is reduced by renaming resources,
+    more than :data:`~models.limits.MAX_PROVE_ENUMERATION` steps to
+    enumerate it (counted, not enumerated)."""
+    count = assignments * float(m) ** (fixed + extra) * math.comb(m + free - 1, free)
+    refuse_above("users", count, MAX_PROVE_CASES, f"proof cases on {m} resources",
+                 "the case split is enumerated before the first case is solved")
+    if neutral:
+        refuse_above("resources", count * math.factorial(min(m, fixed + free + extra)), MAX_PROVE_ENUMERATION,
+                     "steps to reduce the case split by symmetry")
 
 
 def label(case: Case, n: int) -> str:

@@ -247,12 +247,11 @@ def dominant_cases(m: int, fixed: tuple[int, ...], free: tuple[int, ...], extra:
     """
     n = len(fixed) + len(free)
     out: set[tuple[int, ...]] = set()
-    perms = list(itertools.permutations(range(m))) if neutral else [tuple(range(m))]
     for head in itertools.product(range(m), repeat=len(fixed)):
         for bag in itertools.combinations_with_replacement(range(m), len(free)):  # free users: a multiset
             for tail in itertools.product(range(m), repeat=extra):
                 f, s, e = min((tuple(p[v] for v in head), tuple(sorted(p[v] for v in bag)), tuple(p[v] for v in tail))
-                              for p in perms)
+                              for p in _renamings(m, (*head, *bag, *tail), neutral))
                 dom = [0] * (n + extra)
                 for k, u in enumerate(fixed):
                     dom[u] = f[k]
@@ -262,6 +261,18 @@ def dominant_cases(m: int, fixed: tuple[int, ...], free: tuple[int, ...], extra:
                     dom[n + k] = e[k]
                 out.add(tuple(dom))
     return sorted(out)
+
+
+def _renamings(m: int, rows: tuple[int, ...], neutral: bool) -> list[dict[int, int]]:
+    """The resource renamings :func:`dominant_cases` minimises over: none
+    (the identity) unless ``neutral``; else the ``u!`` maps of the ``u``
+    resources ``rows`` use onto ``0 .. u-1`` (the least image compresses
+    the labels, which lowers every entry and keeps their order), which
+    stand for all ``m!`` permutations."""
+    if not neutral:
+        return [{j: j for j in range(m)}]
+    used = sorted(set(rows))
+    return [dict(zip(used, order, strict=True)) for order in itertools.permutations(range(len(used)))]
 
 
 def to_fraction(value: Any, digits: int = 40) -> Fraction:

@@ -24,17 +24,23 @@ def run(args: argparse.Namespace) -> int:
 
     budget = checked_budget(args.budget, DEFAULT_BUDGET)
     bar = progress_bar(budget, "inst", args.quiet, f"{args.policy} / {args.property}")
+    checked = [0]  # counted here: a disabled bar (--quiet, no terminal) counts nothing
+
+    def tick(k: int) -> None:
+        checked[0] += k
+        bar.update(k)
+
     try:
         with quiet_numeric_warnings():
             result = search(args.policy, args.property, budget=budget, seed=args.seed,
                             instance_class=args.instance_class, mode=args.mode, out=args.out, workers=args.workers,
-                            resume=args.resume, progress=bar.update, scheduler=args.scheduler)
+                            resume=args.resume, progress=tick, scheduler=args.scheduler)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
         bar.close()
         where = f"; continue with --resume --out {args.out}" if args.out else ""
-        return fail(f"interrupted after {bar.n} instances{where}", EXIT_INTERRUPTED)
+        return fail(f"interrupted after {checked[0]} instances{where}", EXIT_INTERRUPTED)
     finally:
         bar.close()
     write_out(render_result(result, args.format))

@@ -80,6 +80,10 @@ def prove_sizes(text: str) -> tuple[int, int]:
     parts = text.split(",")
     if len(parts) != 2 or not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
         raise UsageError(f"--prove: expected N,M (whole numbers >= 1), got {text!r}")
+    from models.limits import MAX_PROVE_ENTRIES, refuse_above
+
+    refuse_above("--prove", int(parts[0]) * int(parts[1]), MAX_PROVE_ENTRIES,
+                 "demand entries (users x resources) to prove")
     return int(parts[0]), int(parts[1])
 
 
