@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from analyzer import solve
-from analyzer.cli import EXIT_SOLVER, main
+from analyzer.cli.common import EXIT_SOLVER
+from analyzer.cli.main import main
 from analyzer.properties import get_property
 from analyzer.properties._batch import numeric_batch
 from models import Instance, SolverError, SolverFailure, get_policy, register

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import interrupts
-from analyzer.cli import EXIT_BAD_INPUT, main
+from analyzer.cli import interrupts
+from analyzer.cli.common import EXIT_BAD_INPUT
+from analyzer.cli.main import main
 from analyzer.searching.instance_stream import make_cell
 from analyzer.simulation import as_workload
 from analyzer.simulation.workload import launch_bound

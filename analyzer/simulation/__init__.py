@@ -89,12 +89,18 @@ def simulate(workload: Workload | Mapping[str, Any] | str | Path, policy: Any = 
     model = variant_model(pol, w) if variant else share_model(pol, w, slot_tasks=slot_tasks, aware=aware)
     if isinstance(policy, str):
         model.label = policy.strip()  # as typed: "slots:slots=4" even when 4 is the default
+    _check_length(w, until)
+    return _engine(w, model, variant, bool(opts.pop("batch", True)), _common(opts, until, seed), memory).run()
+
+
+def _check_length(w: Workload, until: float | None) -> None:
+    """Refuse a run without an end (a job repeats, no ``until``) or with
+    more than :data:`~models.limits.MAX_SIM_LAUNCHES` possible launches."""
     if until is None and w.repeats:
         raise PolicyError("until: required when a job repeats (give --until or [simulation] until)")
     refuse_above("jobs" if until is None else "until", launch_bound(w, until) or 0.0, MAX_SIM_LAUNCHES,
                  "task launches could be simulated",
                  "every decision is logged; stop earlier, or give the jobs fewer tasks or longer durations")
-    return _engine(w, model, variant, bool(opts.pop("batch", True)), _common(opts, until, seed), memory).run()
 
 
 def _common(opts: dict[str, Any], until: float | None, seed: int) -> dict[str, Any]:
