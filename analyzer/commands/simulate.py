@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..cli import UsageError, add_format_option, write_out
+from ..cli import UsageError, add_format_option, seed_value, write_out
 from ..formats import Document, render
 from ..render import Table
 
@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
     p.add_argument("--check-properties", action="store_true",
                    help="check sharing incentive and envy-freeness up to one task at every event")
     p.add_argument("--plot", default=None, metavar="OUT", help="draw shares and utilisation over time (png, svg, pdf)")
-    p.add_argument("--seed", type=int, default=0, help="seed (random tie-break); same seed, same result")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed (random tie-break); same seed, same result")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_format_option(p)
     p.set_defaults(run=run)
