@@ -1,5 +1,6 @@
 """What the fuzz campaign of issue 28 found, pinned as plain tests (each
-case once, fast): a negative ``--seed`` named as such."""
+case once, fast): a negative ``--seed`` named as such, a discrete run on
+integers past int64."""
 
 from __future__ import annotations
 
@@ -37,3 +38,20 @@ def test_a_negative_seed_from_python_names_the_seed() -> None:
     with pytest.raises(ValueError, match="seed: must be >= 0, got -1"):
         search("drf", "envy-freeness", budget=3, seed=-1, workers=1)
 
+
+def test_discrete_on_integers_past_int64(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Capacities of 10^20 (Python ints, an object array): the pending
+    users' distinct demands were taken with numpy's row ``unique``, which
+    refuses object arrays (a TypeError traceback)."""
+    from analyzer import progressive_filling
+    from models import Instance
+
+    big = 10**20
+    path = tmp_path / "big.toml"
+    path.write_text(f"[resources]\ncpu = {big}\nmem = 3\n[users.A]\ndemand = {{ cpu = {3 * big // 10}, mem = 1 }}\n"
+                    f"[users.B]\ndemand = {{ cpu = 1, mem = 1 }}\n[[machines]]\ncount = 1\ncpu = {big}\nmem = 3\n")
+    assert main(["discrete", str(path), "--format", "json"]) == 0
+    assert "Traceback" not in capfd.readouterr().err
+    r = progressive_filling(Instance.load(path), "drf")
+    assert (r.tasks["A"], r.tasks["B"]) == (2, 1)  # mem (3) is full: 2 + 1 tasks; cpu 0.6 * 10^20 used
+    assert r.fragmentation == (4 * big // 10 - 1, 0)  # the free cpu, where no pending task fits (mem is out)
