@@ -55,3 +55,4 @@ def test_discrete_on_integers_past_int64(tmp_path: Path, capfd: pytest.CaptureFi
     r = progressive_filling(Instance.load(path), "drf")
     assert (r.tasks["A"], r.tasks["B"]) == (2, 1)  # mem (3) is full: 2 + 1 tasks; cpu 0.6 * 10^20 used
     assert r.fragmentation == (4 * big // 10 - 1, 0)  # the free cpu, where no pending task fits (mem is out)
+
