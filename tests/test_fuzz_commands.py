@@ -504,6 +504,8 @@ def test_bad_flag_values(tier: str, tmp_path: Path, capfd: pytest.CaptureFixture
 
     def body(args: tuple[list[str], str]) -> None:
         template, junk = args
+        # a 40-digit --budget is not junk: a search of that many instances runs until Ctrl-C (README)
+        assume(not (junk.isdigit() and template[template.index("{}") - 1] == "--budget"))
         run_cli(capfd, [a.replace("{}", junk) for a in template])
 
     run(tier, "bad", cases, body)

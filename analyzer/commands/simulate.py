@@ -4,6 +4,7 @@ side by side (Ghodsi et al., NSDI 2011, Section 7)."""
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from ..cli import UsageError, add_format_option, seed_value, write_out
@@ -14,12 +15,25 @@ from ..render import Table
 MAX_VIOLATIONS_SHOWN = 10
 
 
+def until_value(text: str) -> float:
+    """The ``type`` of ``--until``: a finite number of seconds (``inf`` or
+    ``nan`` left the last interval without an end: NaN utilisations and a
+    numpy RuntimeWarning)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, got {text!r}")
+    return value
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser("simulate", help="simulate a running cluster (jobs arrive, tasks finish) under policies")
     p.add_argument("file", help="workload (.toml or .json), or a trace with --trace")
     p.add_argument("--policy", default="drf",
                    help="comma-separated policies (default: drf), e.g. drf,slots:slots=4,single-resource:resource=cpu")
-    p.add_argument("--until", type=float, default=None, help="stop at this time in seconds")
+    p.add_argument("--until", type=until_value, default=None, help="stop at this time in seconds")
     p.add_argument("--trace", default=None, metavar="FORMAT", help="FILE is a trace: alibaba-2017, alibaba-2018 or csv")
     p.add_argument("--machines", default=None, metavar="SPEC",
                    help="cluster for a trace: count=400,cpu=64,mem=1.0 (in the trace's units)")
