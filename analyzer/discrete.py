@@ -139,7 +139,8 @@ class DiscreteResult:
         K = f.free.shape[0]
         if not self.pending:
             return np.zeros(K, dtype=bool)
-        D = np.unique(f.data.demands[self.pending], axis=0)
+        rows = f.data.demands[self.pending]
+        D = rows if rows.dtype == object else np.unique(rows, axis=0)  # Python ints past int64: no row unique
         return np.array([not np.any(np.all(D <= f.free[k], axis=1)) for k in range(K)], dtype=bool)
 
     @cached_property

@@ -31,6 +31,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from abc import abstractmethod
 from collections.abc import Callable
@@ -212,13 +213,16 @@ def positive_parameter(policy: Policy, name: str, *, allow_inf: bool = False) ->
         (or is infinite and ``allow_inf`` is false).
     """
     raw = policy.params[name]
-    ok = isinstance(raw, int | float) and not isinstance(raw, bool) and raw > 0 and not np.isnan(raw)
-    if ok and np.isinf(raw) and not allow_inf:
-        ok = False
+    number = isinstance(raw, int | float) and not isinstance(raw, bool)
+    try:
+        value = float(raw) if number else math.nan
+    except OverflowError:  # an int past the largest float (a 400-digit beta): infinite as a float
+        value = math.inf
+    ok = value > 0 and not math.isnan(value) and (allow_inf or not math.isinf(value))
     if not ok:
         need = "a number > 0" + (" (inf allowed)" if allow_inf else "")
         raise PolicyError(f"policy {policy.name!r}: parameter {name!r} must be {need}, got {raw!r}")
-    return float(raw)
+    return value
 
 
 __all__ = ["ConvexPolicy", "alpha_fair_objective", "positive_parameter", "task_variable"]

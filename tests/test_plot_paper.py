@@ -88,7 +88,7 @@ def test_cli_dpi_figsize_style_and_labels(tmp_path, capsys) -> None:
 
 
 @pytest.mark.parametrize(("flags", "message"), [
-    (["--dpi", "0"], "--dpi: must be between 1 and 2400"),
+    (["--dpi", "0"], "--dpi: must be between 10 and 2400"),
     (["--figsize", "8"], "--figsize: expected W,H"),
     (["--figsize", "a,b"], "--figsize: expected W,H"),
     (["--style", "greyscale"], "--style: unknown matplotlib style 'greyscale'; did you mean 'grayscale'?"),

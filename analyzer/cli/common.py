@@ -180,6 +180,18 @@ def _option_value(raw: str) -> Any:
     return raw
 
 
+def seed_value(text: str) -> int:
+    """The ``type`` of every ``--seed`` flag: a whole number >= 0 (numpy's
+    seed sequences take no negative seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value}")
+    return value
+
+
 def split_list(value: str, what: str) -> list[str]:
     """Split ``"a,b,c"``; an empty item is a usage error naming ``what``."""
     items = [v.strip() for v in value.split(",")]

@@ -137,13 +137,15 @@ def make_cell(policy: str | Policy, prop: str | Property, budget: int, seed: int
     PolicyError
         Unknown policy or property, bad mode.
     ValueError
-        Negative budget or a bad instance class.
+        Negative budget or seed, or a bad instance class.
     """
 
     if mode not in MODES:
         raise PolicyError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
     if int(budget) < 0:
         raise ValueError(f"budget must be >= 0, got {budget}")
+    if int(seed) < 0:  # numpy's SeedSequence takes none (a ValueError deep in the search otherwise)
+        raise ValueError(f"seed: must be >= 0, got {seed}")
     return Cell(policy=get_policy(policy), prop=get_property(prop), budget=int(budget), seed=int(seed),
                 cls=InstanceClass.parse(instance_class), mode=mode)
 

@@ -39,11 +39,11 @@ def quiet_numeric_warnings() -> Iterator[None]:
 
 def add_run_options(p: Any) -> None:
     """Flags shared by ``search`` and ``table`` (with ``--format``)."""
-    from ..common import add_format_option
+    from ..common import add_format_option, seed_value
 
     add_format_option(p)
     p.add_argument("--budget", type=int, default=None, help="instances checked per search (default: 10000)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default: 0); same seed, same result")
+    p.add_argument("--seed", type=seed_value, default=0, help="master seed (default: 0); same seed, same result")
     p.add_argument("--class", dest="instance_class", default=None,
                    help="instance class: paper (default) or options zeros,weights,caps (or all)")
     p.add_argument("--mode", choices=("continuous", "discrete", "dynamic"), default="continuous",

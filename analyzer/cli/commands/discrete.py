@@ -9,7 +9,7 @@ from typing import Any
 
 from ...formats import Document, render
 from ...render import Table
-from ..common import add_file_argument, add_format_option, load_instance, write_out
+from ..common import add_file_argument, add_format_option, load_instance, seed_value, write_out
 
 #: Picks are listed in full up to this many runs; longer orders are summarised.
 MAX_PICK_RUNS_SHOWN = 40
@@ -31,7 +31,7 @@ def register(sub: Any) -> None:
                         "or skip that user and go on (default: stop)")
     p.add_argument("--placement", default="first-fit", choices=PLACEMENTS.names(),
                    help="how tasks are put on machines (default: first-fit)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default: 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the random tie-break (default: 0)")
     add_format_option(p)
     p.set_defaults(run=run)
 

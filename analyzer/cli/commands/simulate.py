@@ -4,17 +4,31 @@ side by side (Ghodsi et al., NSDI 2011, Section 7)."""
 from __future__ import annotations
 
 import argparse
+import math
 import warnings
 from typing import Any
 
 from ...formats import Document, render
 from ...render import Table
-from ..common import UsageError, add_format_option, add_warning, write_out
+from ..common import UsageError, add_format_option, add_warning, seed_value, write_out
 
 #: Violations listed in full (the rest are counted).
 MAX_VIOLATIONS_SHOWN = 10
 #: Rounds shown one column each in the text tables of a rounds workload (more: totals only).
 MAX_ROUNDS_SHOWN = 24
+
+
+def until_value(text: str) -> float:
+    """The ``type`` of ``--until``: a finite number of seconds (``inf`` or
+    ``nan`` left the last interval without an end: NaN utilisations and a
+    numpy RuntimeWarning)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, got {text!r}")
+    return value
 
 
 def register(sub: Any) -> None:
@@ -23,7 +37,7 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", default="drf",
                    help="comma-separated policies (default: drf), e.g. drf,slots:slots=4,single-resource:resource=cpu; "
                         "drf:half_life=600 remembers past use (half-life in seconds)")
-    p.add_argument("--until", type=float, default=None, help="stop at this time in seconds")
+    p.add_argument("--until", type=until_value, default=None, help="stop at this time in seconds")
     p.add_argument("--trace", default=None, metavar="FORMAT", help="FILE is a trace: alibaba-2017, alibaba-2018 or csv")
     p.add_argument("--machines", default=None, metavar="SPEC",
                    help="cluster for a trace: count=400,cpu=64,mem=1.0 (in the trace's units)")
@@ -34,7 +48,7 @@ def register(sub: Any) -> None:
     p.add_argument("--check-properties", action="store_true",
                    help="check sharing incentive and envy-freeness up to one task at every event")
     p.add_argument("--plot", default=None, metavar="OUT", help="draw shares and utilisation over time (png, svg, pdf)")
-    p.add_argument("--seed", type=int, default=0, help="seed (random tie-break); same seed, same result")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed (random tie-break); same seed, same result")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_format_option(p)
     p.set_defaults(run=run)

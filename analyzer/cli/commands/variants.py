@@ -8,7 +8,7 @@ from typing import Any
 
 from ...formats import Document, render
 from ...render import Table
-from ..common import UsageError, add_format_option, load_instance, split_list, write_out
+from ..common import UsageError, add_format_option, load_instance, seed_value, split_list, write_out
 
 
 def register(sub: Any) -> None:
@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
     p.add_argument("--find", choices=list(KINDS), default=None,
                    help="sweep random instances of a kind until the variants disagree: "
                         + "; ".join(f"{k}: {v.help}" for k, v in KINDS.items()))
-    p.add_argument("--seed", type=int, default=0, help="seed of the sweep (default: 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the sweep (default: 0)")
     p.add_argument("--budget", type=int, default=1000, help="instances the sweep may draw (default: 1000)")
     p.add_argument("--on-full", default="skip", choices=("stop", "skip"),
                    help="when a chosen task fits nowhere: skip that user (default) or stop (the paper's pseudo-code)")

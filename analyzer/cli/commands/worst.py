@@ -13,7 +13,7 @@ from typing import Any
 
 from ...formats import Document, render
 from ...render import Table, fmt_number
-from ..common import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_format_option, fail, write_out
+from ..common import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_format_option, fail, seed_value, write_out
 
 
 def register(sub: Any) -> None:
@@ -43,7 +43,7 @@ def add_search_options(p: Any) -> None:
     """The size and search flags ``worst`` and ``frontier`` share."""
     p.add_argument("--users", type=int, default=2, help="number of users n (default: 2)")
     p.add_argument("--resources", type=int, default=2, help="number of resources m (default: 2)")
-    p.add_argument("--seed", type=int, default=0, help="seed (default: 0); same seed, same result")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed (default: 0); same seed, same result")
     p.add_argument("--budget", type=int, default=None, help="metric evaluations per search (default: the metric's)")
     p.add_argument("--domain", choices=("positive", "zeros"), default="positive",
                    help="demand entries all > 0 (default) or zeros allowed")

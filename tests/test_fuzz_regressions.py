@@ -1,0 +1,95 @@
+"""What the fuzz campaign of issue 28 found, pinned as plain tests (each
+case once, fast): a negative ``--seed`` named as such, a discrete run on
+integers past int64, a simulation until an infinite time, a plot at a dpi
+too small for its text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analyzer.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = str(ROOT / "examples" / "paper_two_users.toml")
+SIM = str(ROOT / "examples" / "sim_section_7_1.toml")
+
+SEEDED = [
+    ["search", "--policy", "drf", "--property", "envy-freeness", "--budget", "3", "--workers", "1", "--quiet"],
+    ["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "3", "--workers", "1", "--quiet"],
+    ["worst", "drf", "efficiency", "--budget", "3", "--bound", "no", "--quiet"],
+    ["frontier", "fds", "--param", "beta", "--values", "1", "--budget", "3", "--quiet"],
+    ["discrete", PAPER, "--tie-break", "random"],
+    ["simulate", SIM, "--until", "1", "--quiet"],
+    ["variants", "--find", "tie", "--budget", "3"],
+]
+
+
+@pytest.mark.parametrize("argv", SEEDED, ids=lambda a: a[0])
+def test_a_negative_seed_is_bad_input_naming_the_flag(argv: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    assert main([*argv, "--seed", "-1"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "--seed" in err and "must be a whole number >= 0, got -1" in err, err
+
+
+def test_a_negative_seed_from_python_names_the_seed() -> None:
+    from analyzer import search
+
+    with pytest.raises(ValueError, match="seed: must be >= 0, got -1"):
+        search("drf", "envy-freeness", budget=3, seed=-1, workers=1)
+
+
+def test_discrete_on_integers_past_int64(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Capacities of 10^20 (Python ints, an object array): the pending
+    users' distinct demands were taken with numpy's row ``unique``, which
+    refuses object arrays (a TypeError traceback)."""
+    from analyzer import progressive_filling
+    from models import Instance
+
+    big = 10**20
+    path = tmp_path / "big.toml"
+    path.write_text(f"[resources]\ncpu = {big}\nmem = 3\n[users.A]\ndemand = {{ cpu = {3 * big // 10}, mem = 1 }}\n"
+                    f"[users.B]\ndemand = {{ cpu = 1, mem = 1 }}\n[[machines]]\ncount = 1\ncpu = {big}\nmem = 3\n")
+    assert main(["discrete", str(path), "--format", "json"]) == 0
+    assert "Traceback" not in capfd.readouterr().err
+    r = progressive_filling(Instance.load(path), "drf")
+    assert (r.tasks["A"], r.tasks["B"]) == (2, 1)  # mem (3) is full: 2 + 1 tasks; cpu 0.6 * 10^20 used
+    assert r.fragmentation == (4 * big // 10 - 1, 0)  # the free cpu, where no pending task fits (mem is out)
+
+
+
+@pytest.mark.parametrize("until", ["inf", "1e400", "nan"])
+def test_simulate_until_must_be_finite(until: str, capfd: pytest.CaptureFixture[str]) -> None:
+    # accepted before: NaN mean utilisations and numpy's RuntimeWarning on the terminal
+    assert main(["simulate", SIM, "--until", until, "--quiet"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "--until: must be a finite number of seconds" in err, err
+
+
+@pytest.mark.parametrize("dpi", ["1.5", "2", "9.9"])
+def test_plot_dpi_too_small_to_draw_text_is_bad_input(dpi: str, tmp_path: Path,
+                                                      capfd: pytest.CaptureFixture[str]) -> None:
+    # accepted before: FreeType's "invalid ppem value" RuntimeError traceback, exit 1
+    assert main(["plot", PAPER, "--dpi", dpi, "-o", str(tmp_path / "p.png")]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and f"--dpi: must be between 10 and 2400, got {float(dpi):g}" in err, err
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_a_policy_parameter_past_the_largest_float(capfd: pytest.CaptureFixture[str]) -> None:
+    # fds:beta=<40 digits> was a TypeError traceback (numpy's isnan on a Python int); 10^400 is inf as a float
+    from models import PolicyError, get_policy
+    from models.convex import positive_parameter
+
+    assert positive_parameter(get_policy("fds:beta=" + "9" * 40), "beta") == float("9" * 40)
+    assert positive_parameter(get_policy(f"gfj:beta={10**400}"), "beta", allow_inf=True) == float("inf")
+    with pytest.raises(PolicyError, match="parameter 'beta' must be a number > 0"):
+        positive_parameter(get_policy(f"fds:beta={10**400}"), "beta")
+
+
+def test_prove_timeout_past_the_clock_is_bad_input(capfd: pytest.CaptureFixture[str]) -> None:
+    # was OverflowError: timestamp too large to convert to C _PyTime_t (a traceback)
+    assert main(["prove", "drf", "envy-freeness", "--timeout", "9" * 40, "--workers", "1"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "--timeout: at most" in err, err
