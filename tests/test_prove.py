@@ -152,14 +152,16 @@ def test_witness_becomes_an_integer_instance() -> None:
 
 
 def test_unknown_when_out_of_time() -> None:
-    r = prove("ceei", "population-monotonicity", 3, 2, timeout=1e-6, workers=1)
+    # a policy whose encoding cross-check is quick: the checks before the cases (the encoding guard on 50
+    # instances, vacuity) do not count against the proof's timeout, and CEEI's take a minute on 2 cores
+    r = prove("drf", "envy-freeness", 3, 2, timeout=1e-6, workers=1)
     assert r.status == "unknown" and r.reason
 
 
 @pytest.mark.parametrize(("args", "code"), [
     (["prove", "drf", "envy-freeness"], 0),
     (["prove", "ceei", "strategy-proofness", "--workers", "1"], 1),
-    (["prove", "ceei", "population-monotonicity", "--users", "3", "--timeout", "0.000001"], 3),
+    (["prove", "drf", "envy-freeness", "--users", "3", "--timeout", "0.000001"], 3),
     (["prove", "drf", "envy-freeness", "--users", "0"], 2),
     (["prove", "no-such-policy", "envy-freeness"], 2),
     (["prove", "drf", "no-such-property"], 2),

@@ -50,6 +50,7 @@ def test_ceei_manipulation_gain_is_at_most_three_halves_at_2x2() -> None:
     assert got.exact and F(1499, 1000) < got.value < F(3, 2)  # z3's lie, re-verified exactly
 
 
+@pytest.mark.slow  # half a minute: cvc5 re-checks the bound 3/2 (test_a_bound_is_proved_by_both_solvers is quick)
 def test_ceei_worst_case_comes_with_the_bound_three_halves() -> None:
     r = worst_case("ceei", "manipulation-gain", 2, 2, budget=14, bound=True)
     assert r.bound is not None and r.bound.value == F(3, 2) and r.bound.complete
