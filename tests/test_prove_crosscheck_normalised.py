@@ -119,3 +119,24 @@ def test_undecided_samples_are_replaced_not_counted(monkeypatch: pytest.MonkeyPa
         assert why is not None and "on only 0 of 100 instances" in why
     finally:
         proving._mismatch.cache_clear()
+
+
+def test_the_guard_counts_against_the_proofs_timeout() -> None:
+    """The cross-check runs within the proof's timeout: past it, the proof
+    says so ("unknown") instead of running 50 instances' queries first;
+    an unfinished cross-check is not remembered, a finished one is."""
+    import time
+
+    from analyzer import prove
+    from analyzer.proving import encoding_guard as guard
+
+    guard._mismatch.cache_clear()
+    try:
+        r = prove("ceei", "population-monotonicity", 3, 2, timeout=1e-6, workers=1)
+        assert r.status == "unknown" and "did not finish within the proof's timeout" in r.reason, r.reason
+        assert guard._mismatch.cache_info().currsize == 0
+        enc = get_encoding("drf")
+        assert encoding_mismatch("drf", enc, 2, 2, "positive", False, False, time.monotonic() + 600) is None
+        assert guard._mismatch.cache_info().currsize == 1
+    finally:
+        guard._mismatch.cache_clear()

@@ -7,6 +7,7 @@ class, never fewer)."""
 from __future__ import annotations
 
 import functools
+from contextvars import ContextVar
 from fractions import Fraction
 from typing import Any
 
@@ -43,23 +44,41 @@ def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bo
     return out
 
 
-def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
-                      ) -> str | None:
+#: The deadline (``time.monotonic()``) of the cross-check :func:`_mismatch`
+#: is running for, or ``None``; a context variable, so that the cache of
+#: completed cross-checks does not depend on it.
+_DEADLINE: ContextVar[float | None] = ContextVar("crosscheck_deadline", default=None)
+
+
+def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool,
+                      deadline: float | None = None) -> str | None:
     """Why ``enc`` is not ``policy``'s allocation on one of the
     :func:`crosscheck_instances`, each put in the proof's normal form
     (capacities 1, demand rows normalised as ``enc``'s cases are, the
     class's zeros, weights and caps) and checked through the proof's own
     symbolic market (``None`` when it is on all of them): the prover must
     be able to fail when an encoding is wrong, not prove what a wrong
-    formula satisfies."""
-    return _mismatch(policy, type(get_policy(policy)), enc, n, m, domain, weighted, capped)
+    formula satisfies. With a ``deadline`` (``time.monotonic()``, the
+    proof's), a cross-check still running then is the reason (not
+    remembered: a later call with more time runs it again)."""
+    from proofs.prover.crosscheck import OutOfTime
+
+    token = _DEADLINE.set(deadline)
+    try:
+        return _mismatch(policy, type(get_policy(policy)), enc, n, m, domain, weighted, capped)
+    except OutOfTime as e:
+        return (f"{policy}: the encoding's cross-check against the policy's solver did not finish within the "
+                f"proof's timeout ({e.decided} of the {CROSSCHECK_INSTANCES} instances it needs decided)")
+    finally:
+        _DEADLINE.reset(token)
 
 
 @functools.lru_cache(maxsize=512)
 def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, weighted: bool, capped: bool
               ) -> str | None:
     """:func:`encoding_mismatch`, once per policy class, encoding and class
-    of instances in a process."""
+    of instances in a process (:class:`~proofs.prover.crosscheck.OutOfTime`
+    past the deadline in :data:`_DEADLINE`: nothing is cached then)."""
     from proofs.prover.crosscheck import first_disagreement, normal_form
 
     from ..api import solve
@@ -75,7 +94,7 @@ def _mismatch(policy: str, cls: type, enc: Any, n: int, m: int, domain: str, wei
             except PolicyError:
                 continue
             samples.append((inst, alloc.x_exact if alloc.exact else None, list(alloc.x)))
-        found, k = first_disagreement(enc, samples, domain, weighted, capped)
+        found, k = first_disagreement(enc, samples, domain, weighted, capped, _DEADLINE.get())
         if found is not None:
             return f"{policy}: the encoding disagrees with the policy's solver on {found[0].describe()}: {found[1]}"
         decided, drawn = decided + k, len(batch)

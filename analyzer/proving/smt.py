@@ -162,7 +162,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     from proofs.prover.result import UNDECIDED, ProofResult, verdict_solvers
     from proofs.prover.vacuity import below_speaking_size
 
-    t0 = time.perf_counter()
+    t0, deadline = time.perf_counter(), time.monotonic() + timeout  # the guard counts against the timeout
     neg = get_negation(prop)
     result = ProofResult(UNDECIDED, pol, prop, users, resources, domain)
     try:
@@ -173,7 +173,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
         check_size(pol, prop, users, resources)  # before the first formula (vacuity, cross-check) is built
     result.assumptions = assumptions(users, resources, domain, None if enc is None else enc.normalise, 0, weighted,
                                      capped, setting)
-    if _settled(result, neg, enc, weighted, capped):
+    if _settled(result, neg, enc, weighted, capped, deadline):
         result.seconds = time.perf_counter() - t0
         return result
     assert enc is not None  # _settled returns True without an encoding
@@ -186,7 +186,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
             found.append(v)
         return v is not None
 
-    cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept,
+    cases, _ = run_cases(pol, prop, users, resources, domain, max(deadline - time.monotonic(), 0.0), workers, accept,
                          weighted=weighted, capped=capped, emit=emit)
     planned = len(split(pol, prop, users, resources, domain, weighted=weighted, capped=capped))
     result.cases = cases
@@ -199,12 +199,13 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     return result
 
 
-def _settled(result: Any, neg: Any, enc: Any, weighted: bool, capped: bool) -> bool:
+def _settled(result: Any, neg: Any, enc: Any, weighted: bool, capped: bool, deadline: float | None = None) -> bool:
     """Whether ``result`` is decided before solving: ``"vacuous"`` (no
     feasible allocation violates the property at the size, whatever the
     policy), or ``"unknown"`` with the reason (no encoding, a class the
     negation or the encoding does not cover, an encoding not to be trusted
-    at one of the sizes the negation uses)."""
+    at one of the sizes the negation uses, or not cross-checked before the
+    ``deadline``)."""
     from proofs.prover.result import VACUOUS
     from proofs.prover.vacuity import vacuity
 
@@ -217,19 +218,19 @@ def _settled(result: Any, neg: Any, enc: Any, weighted: bool, capped: bool) -> b
     if enc is None:
         return True
     why = why or enc.covers(weighted, capped) or _encoding_issue(result.policy, enc, neg.sizes(n), m, domain,
-                                                                 weighted, capped)
+                                                                 weighted, capped, deadline)
     result.reason = why or ""
     return bool(why)
 
 
 def _encoding_issue(pol: str, enc: Any, sizes: tuple[int, ...], m: int, domain: str, weighted: bool,
-                    capped: bool) -> str | None:
+                    capped: bool, deadline: float | None = None) -> str | None:
     """Why the encoding cannot be trusted at one of ``sizes`` users (the
     negation may evaluate the policy with a user fewer): a size or domain
     it does not cover, or a disagreement with the policy's solver."""
     for n in sizes:
         why = ((enc.validate(n, m, domain) if enc.validate else None)
-               or encoding_mismatch(pol, enc, n, m, domain, weighted, capped))
+               or encoding_mismatch(pol, enc, n, m, domain, weighted, capped, deadline))
         if why:
             return why
     return None

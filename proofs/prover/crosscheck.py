@@ -13,6 +13,7 @@ many.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -74,8 +75,17 @@ def pins(mk: Market, inst: Instance) -> list[Any]:
 Sample = tuple[Instance, "Sequence[Any] | None", Sequence[float]]
 
 
-def first_disagreement(enc: Encoding, samples: Sequence[Sample], domain: str, weighted: bool, capped: bool
-                       ) -> tuple[tuple[Instance, str] | None, int]:
+class OutOfTime(Exception):
+    """The deadline of :func:`first_disagreement` passed: ``decided``
+    samples were decided before it."""
+
+    def __init__(self, decided: int) -> None:
+        super().__init__(f"out of time after {decided} decided instances")
+        self.decided = decided
+
+
+def first_disagreement(enc: Encoding, samples: Sequence[Sample], domain: str, weighted: bool, capped: bool,
+                       deadline: float | None = None) -> tuple[tuple[Instance, str] | None, int]:
     """The first sample (instances in :func:`normal_form`) on which the
     encoding's only solution is not the solver's allocation, and what went
     wrong (``None`` when there is none), and how many samples z3 decided
@@ -85,7 +95,8 @@ def first_disagreement(enc: Encoding, samples: Sequence[Sample], domain: str, we
     constraints and normalisation) with its numbers pinned (:func:`pins`);
     an instance outside the class makes the constraints unsatisfiable. The
     formula of a case is built once for all the samples in it (one solver,
-    a push/pop per sample)."""
+    a push/pop per sample). With a ``deadline`` (``time.monotonic()``), no
+    query runs past it, and :class:`OutOfTime` is raised when it passes."""
     groups: dict[Any, list[Sample]] = {}
     for sample in samples:
         groups.setdefault(case_of(enc, sample[0]), []).append(sample)
@@ -98,10 +109,17 @@ def first_disagreement(enc: Encoding, samples: Sequence[Sample], domain: str, we
         s.set("timeout", CROSSCHECK_TIMEOUT_MS)
         s.add(*cons, *enc.formula(mk, xs, "c"))
         for inst, x_exact, x in members:
+            if deadline is not None:
+                left_ms = int((deadline - time.monotonic()) * 1000)
+                if left_ms <= 0:
+                    raise OutOfTime(decided)
+                s.set("timeout", min(CROSSCHECK_TIMEOUT_MS, left_ms))
             s.push()
             s.add(*pins(mk, inst))
             what = _compare(s, xs, x_exact, x)
             s.pop()
+            if deadline is not None and what and what.startswith(UNDECIDED) and time.monotonic() >= deadline:
+                raise OutOfTime(decided)  # undecided because the deadline cut the query short
             if what and not what.startswith(UNDECIDED):
                 return (inst, what), decided
             decided += not what
