@@ -121,15 +121,18 @@ def test_undecided_samples_are_replaced_not_counted(monkeypatch: pytest.MonkeyPa
         proving._mismatch.cache_clear()
 
 
-def test_the_guard_counts_against_the_proofs_timeout() -> None:
-    """The cross-check runs within the proof's timeout: past it, the proof
-    says so ("unknown") instead of running 50 instances' queries first;
-    an unfinished cross-check is not remembered, a finished one is."""
+def test_the_guard_has_a_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cross-check stops at its deadline (the proof's timeout, at least
+    GUARD_SECONDS): past it, the proof says so ("unknown") instead of
+    running 50-100 instances' queries first; an unfinished cross-check is
+    not remembered, a finished one is."""
     import time
 
     from analyzer import prove
     from analyzer.proving import encoding_guard as guard
+    from analyzer.proving import smt
 
+    monkeypatch.setattr(smt, "GUARD_SECONDS", 1e-6)  # the same code with a deadline already past
     guard._mismatch.cache_clear()
     try:
         r = prove("ceei", "population-monotonicity", 3, 2, timeout=1e-6, workers=1)

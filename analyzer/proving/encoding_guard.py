@@ -21,6 +21,13 @@ CROSSCHECK_INSTANCES = 50
 #: decides (an undecided one is no evidence either way).
 CROSSCHECK_MAX_DRAWN = 100
 CROSSCHECK_SEED = 21
+#: Wall-clock seconds the cross-check of one proof may take at least (the
+#: proof's ``timeout`` when larger); past them the proof is ``"unknown"``
+#: with the count decided. The cases then get the whole ``timeout``. (z3
+#: decides some instances of the alpha-fair families only after seconds
+#: each: CEEI-like fds:beta=1 at 3x2 needs about a minute on a loaded
+#: machine, gfj at 3x2 ran 1,000 s before this bound.)
+GUARD_SECONDS = 300.0
 
 
 def crosscheck_instances(n: int, m: int, domain: str, weighted: bool, capped: bool, count: int = CROSSCHECK_INSTANCES,
@@ -58,9 +65,10 @@ def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weight
     class's zeros, weights and caps) and checked through the proof's own
     symbolic market (``None`` when it is on all of them): the prover must
     be able to fail when an encoding is wrong, not prove what a wrong
-    formula satisfies. With a ``deadline`` (``time.monotonic()``, the
-    proof's), a cross-check still running then is the reason (not
-    remembered: a later call with more time runs it again)."""
+    formula satisfies. With a ``deadline`` (``time.monotonic()``: the
+    proof's start plus its timeout or :data:`GUARD_SECONDS`, the larger), a
+    cross-check still running then is the reason (not remembered: a later
+    call with more time runs it again)."""
     from proofs.prover.crosscheck import OutOfTime
 
     token = _DEADLINE.set(deadline)
@@ -68,7 +76,8 @@ def encoding_mismatch(policy: str, enc: Any, n: int, m: int, domain: str, weight
         return _mismatch(policy, type(get_policy(policy)), enc, n, m, domain, weighted, capped)
     except OutOfTime as e:
         return (f"{policy}: the encoding's cross-check against the policy's solver did not finish within the "
-                f"proof's timeout ({e.decided} of the {CROSSCHECK_INSTANCES} instances it needs decided)")
+                f"proof's timeout or {GUARD_SECONDS:g} s, the larger ({e.decided} of the {CROSSCHECK_INSTANCES} "
+                f"instances it needs decided)")
     finally:
         _DEADLINE.reset(token)
 

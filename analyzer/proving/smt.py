@@ -25,7 +25,7 @@ from models.registry import Registry
 from ..properties._lie_reports import coprime_integers
 from ..properties.base import Violation, get_property
 from .arguments import validate_size
-from .encoding_guard import encoding_mismatch
+from .encoding_guard import GUARD_SECONDS, encoding_mismatch
 
 #: A witness re-verifier: ``(policy, integer instance, other witness
 #: vectors) -> Violation or None``.
@@ -162,7 +162,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
     from proofs.prover.result import UNDECIDED, ProofResult, verdict_solvers
     from proofs.prover.vacuity import below_speaking_size
 
-    t0, deadline = time.perf_counter(), time.monotonic() + timeout  # the guard counts against the timeout
+    t0, deadline = time.perf_counter(), time.monotonic() + max(timeout, GUARD_SECONDS)
     neg = get_negation(prop)
     result = ProofResult(UNDECIDED, pol, prop, users, resources, domain)
     try:
@@ -186,7 +186,7 @@ def _run_proof(pol: str, prop: str, users: int, resources: int, domain: str, tim
             found.append(v)
         return v is not None
 
-    cases, _ = run_cases(pol, prop, users, resources, domain, max(deadline - time.monotonic(), 0.0), workers, accept,
+    cases, _ = run_cases(pol, prop, users, resources, domain, timeout, workers, accept,
                          weighted=weighted, capped=capped, emit=emit)
     planned = len(split(pol, prop, users, resources, domain, weighted=weighted, capped=capped))
     result.cases = cases
