@@ -25,6 +25,8 @@ CELLS = [
     ("drf", "strategy-proofness"),
     ("leximin-tasks", "strategy-proofness"),  # the scale dimension through the lockstep batch
     ("ceei", "resource-monotonicity"),
+    ("drf", "population-monotonicity"),
+    ("ceei", "population-monotonicity"),
 ]
 
 
@@ -124,3 +126,25 @@ def test_strategy_proofness_margin_memo_stays_bounded_without_lookups(monkeypatc
         prop.screen_many(pol, insts[k:k + 4], "continuous")
         assert len(_sp_screen._MARGINS) <= 8 + 4
     _sp_screen._MARGINS.clear()
+
+
+@pytest.mark.parametrize("policy", ["drf", "asset", "ceei"])
+def test_population_monotonicity_screen_flags_every_numeric_loss(policy: str) -> None:
+    """The batched screen (every leaver of every instance in one solve) flags
+    each instance on which the check's own screen sees a remaining user
+    lose, and clears the others (weights, caps and zero demands too)."""
+    from analyzer.properties._common import numeric_below
+    from analyzer.properties.population_monotonicity import _screen
+
+    prop, pol = get_property("population-monotonicity"), get_policy(policy)
+    for cls in (None, "weights,caps,zeros"):
+        cell = make_cell(policy, prop.name, 400, 1, cls, "continuous")
+        insts = [inst for _, inst in cell.at_many(range(cell.grid_len, cell.grid_len + 160), cell.shapes)
+                 if inst is not None]
+        flags = prop.screen_many(pol, insts, "continuous")
+        for inst, flag in zip(insts, flags, strict=True):
+            x, after = _screen(Evaluator(pol), inst)
+            loss = numeric_below(after, x[None, :])
+            np.fill_diagonal(loss, False)
+            assert flag or not loss.any(), (policy, cls, inst)
+        assert (~flags).any()

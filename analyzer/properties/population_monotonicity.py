@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import numpy as np
 
 from models import Instance, Policy
+from models.batching import run_batch
 
-from ._batch import batchable, numeric_many
+from ._batch import batchable, numeric_batch, numeric_many, shape_groups, widened
 from ._common import Evaluator, as_exact_str, numeric_below, per_user, relative_margin, show
 from ._variant import numeric_variant
 from .base import CONTINUOUS, Property, Violation, register_property
@@ -65,6 +69,30 @@ class PopulationMonotonicity(Property):
         before = np.broadcast_to(x, after.shape).copy()
         np.fill_diagonal(before, np.inf)  # the leaver itself is not compared
         return relative_margin(after, before)
+
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Batched screen (see :meth:`.base.Property.screen_many`): every
+        user of every instance of a group leaving, all in one batch solve (the
+        leaver capped at 0, as :meth:`check` does it); an instance is flagged
+        when some remaining user's widened-down tasks fall below its tasks
+        before, or when the batch leaves a member unanswered."""
+        xs = numeric_batch(policy, instances, mode)
+        flags = np.ones(len(instances), dtype=bool)
+        solve = policy.batch_solver() if mode == CONTINUOUS else None
+        if solve is None:
+            return flags
+        answered = {id(inst) for inst, x in zip(instances, xs, strict=True) if x is not None}
+        for idxs, _, D, R, caps in shape_groups(instances, keep=lambda inst: id(inst) in answered):
+            B, n = D.shape[0], D.shape[1]
+            K = np.repeat(caps, n, axis=0).reshape(B, n, n)
+            K[:, np.arange(n), np.arange(n)] = 0.0  # row r: user r left
+            after, ok = run_batch(solve, np.repeat(D, n, axis=0), np.repeat(R, n, axis=0),
+                                  instances[idxs[0]].weights, K.reshape(B * n, n))
+            x = np.stack([cast(np.ndarray, xs[i]) for i in idxs])[:, None, :]  # answered: not None
+            loss = numeric_below(widened(after.reshape(B, n, n), up=False), x)
+            loss[:, np.arange(n), np.arange(n)] = False
+            flags[idxs] = ~ok.reshape(B, n).all(axis=1) | loss.any(axis=(1, 2))
+        return flags
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         if self.applies(instance) is not None:

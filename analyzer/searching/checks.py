@@ -63,7 +63,8 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
     checked = 0
     step = SCREEN_BATCH if BATCH_SCREEN else 1
     for lo in range(start, stop, step):
-        batch = [(pos, *cell.at_if(pos, cell.shapes)) for pos in range(lo, min(lo + step, stop))]
+        positions = range(lo, min(lo + step, stop))
+        batch = [(pos, *drawn) for pos, drawn in zip(positions, cell.at_many(positions, cell.shapes), strict=True)]
         kinds = ["a" if inst is None else screenable(cell, inst) for _, _, inst in batch]
         flagged = np.ones(len(batch), dtype=bool)
         if BATCH_SCREEN:

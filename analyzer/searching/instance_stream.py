@@ -27,6 +27,7 @@ from models.limits import MAX_GRID_POSITIONS
 
 from ..properties.base import MODES, Property, get_property
 from .classes import InstanceClass
+from .seeding import MAX_KEY, generators
 from .strategies import grid, random_strategies
 
 #: Share of the budget given to the exhaustive grid.
@@ -100,6 +101,22 @@ class Cell:
         strat = strategies[k % len(strategies)]
         rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(k,)))
         return f"random:{strat.name}", strat.draw(rng) if wanted is None else strat.draw_if(rng, wanted)
+
+    def at_many(self, positions: range,
+                wanted: Callable[[int, int], bool] | None) -> list[tuple[str, Instance | None]]:
+        """:meth:`at_if` of consecutive positions, the same instances: the
+        random positions' generators are seeded together
+        (:func:`~analyzer.searching.seeding.generators`)."""
+        g = self.grid_len
+        out = [self.at_if(pos, wanted) for pos in positions if pos < g]
+        ks = [pos - g for pos in positions if pos >= g]
+        if not ks or ks[-1] > MAX_KEY:
+            return out + [self.at_if(k + g, wanted) for k in ks]
+        strategies = _strategies(self.cls)
+        for k, rng in zip(ks, generators(self.entropy, ks), strict=True):
+            strat = strategies[k % len(strategies)]
+            out.append((f"random:{strat.name}", strat.draw(rng) if wanted is None else strat.draw_if(rng, wanted)))
+        return out
 
     @functools.cached_property
     def shapes(self) -> Callable[[int, int], bool] | None:

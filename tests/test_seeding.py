@@ -1,0 +1,48 @@
+"""The stream's batched seeding draws exactly what numpy's own seeding draws
+(analyzer/searching/seeding.py), and a cell's chunk of positions is the
+same instances one position at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer.searching.instance_stream import make_cell
+from analyzer.searching.seeding import MAX_KEY, generators, state_words
+
+
+@pytest.mark.parametrize("entropy", [[0], [7, 3], [0, 123, 456, 789, 1011], [2**40 + 5, 3], [1, 2, 3, 4, 5, 6, 7],
+                                     [2**32 - 1, 0, 2**31]])
+def test_generators_match_numpy_seeding(entropy: list[int]) -> None:
+    keys = [0, 1, 2, 17, 255, 99_999, MAX_KEY]
+    for k, gen in zip(keys, generators(entropy, keys), strict=True):
+        ref = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(k,)))
+        assert gen.integers(0, 2**62, size=6).tolist() == ref.integers(0, 2**62, size=6).tolist()
+        assert gen.random(3).tolist() == ref.random(3).tolist()
+        assert gen.integers(1, 31) == ref.integers(1, 31)  # the 32-bit buffer path too
+
+
+def test_state_words_match_generate_state() -> None:
+    keys = np.arange(40)
+    got = state_words([5, 6, 7], keys)
+    want = np.stack([np.random.SeedSequence([5, 6, 7], spawn_key=(int(k),)).generate_state(4, np.uint64)
+                     for k in keys])
+    assert got.dtype == np.uint64 and (got == want).all()
+
+
+def test_bad_keys_are_refused() -> None:
+    with pytest.raises(ValueError, match="positions"):
+        state_words([0], np.array([-1]))
+    with pytest.raises(ValueError, match=">= 0"):
+        state_words([-3], np.array([0]))
+
+
+@pytest.mark.parametrize("prop", ["strategy-proofness", "sharing-incentive"])
+def test_at_many_is_at_if(prop: str) -> None:
+    cell = make_cell("drf", prop, 400, 3, None, "continuous")
+    positions = range(cell.grid_len - 5, cell.grid_len + 70)  # across the grid's end
+    many = cell.at_many(positions, cell.shapes)
+    for pos, (phase, inst) in zip(positions, many, strict=True):
+        one_phase, one = cell.at_if(pos, cell.shapes)
+        assert phase == one_phase
+        assert (inst is None and one is None) or (inst is not None and one is not None and inst == one)
