@@ -37,6 +37,28 @@ def quiet_numeric_warnings() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def behind_bar(bar: Any, quiet_warnings: bool = True) -> Iterator[None]:
+    """Run a long job behind its progress bar: numeric warnings quiet (see
+    :func:`quiet_numeric_warnings`), a Dask scheduler that cannot be
+    reached is bad input (:class:`~analyzer.cli.common.UsageError`, exit
+    2), and the bar closed however the job ends (tqdm's close is
+    idempotent)."""
+    from ...searching.dask_backend import SchedulerError
+    from ..common import UsageError
+
+    try:
+        if quiet_warnings:
+            with quiet_numeric_warnings():
+                yield
+        else:
+            yield
+    except SchedulerError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        bar.close()
+
+
 def add_run_options(p: Any) -> None:
     """Flags shared by ``search`` and ``table`` (with ``--format``)."""
     from ..common import add_format_option, seed_value

@@ -17,8 +17,7 @@ from ..common import EXIT_INTERRUPTED, UsageError, fail, write_out
 def run_discrete(args: argparse.Namespace) -> int:
     """Run the discrete proof the arguments ask for."""
     from ...proving.discrete import INTERRUPTED, prove_discrete
-    from ...searching.dask_backend import SchedulerError
-    from ._progress import progress_bar
+    from ._progress import behind_bar, progress_bar
     from ._proof_report import EXIT_CODES, proof_document
 
     if args.bound is None:
@@ -31,15 +30,11 @@ def run_discrete(args: argparse.Namespace) -> int:
         bar.total, bar.n = total, done
         bar.refresh()
 
-    try:
+    with behind_bar(bar, quiet_warnings=False):
         r = prove_discrete(args.policy, args.property, args.users, args.resources, bound=int(args.bound),
                            domain=args.domain, weighted=args.weighted, capped=args.capped, timeout=args.timeout,
                            workers=args.workers, scheduler=args.scheduler, resume=_resume_path(args.resume),
                            progress=advance)
-    except SchedulerError as exc:
-        raise UsageError(str(exc)) from None
-    finally:
-        bar.close()
     write_out(render(proof_document(r), args.format))
     if r.status == "unknown" and any(c.reason == INTERRUPTED for c in r.cases):
         kept = f"; continue with --resume {args.resume}" if args.resume else ""

@@ -56,20 +56,14 @@ def _check(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 def run(args: argparse.Namespace) -> int:
     values, props = _check(args)
     from ...frontiers import frontier
-    from ...searching.dask_backend import SchedulerError
-    from ._progress import progress_bar, quiet_numeric_warnings
+    from ._progress import behind_bar, progress_bar
 
     bar = progress_bar(len(values) * (1 + len(props)), "step", args.quiet, f"{args.policy} along {args.param}")
-    try:
-        with quiet_numeric_warnings():
-            f = frontier(args.policy, args.param, values, metric=args.metric, properties=props, users=args.users,
-                         resources=args.resources, seed=args.seed, budget=args.budget, domain=args.domain,
-                         timeout=args.timeout, prove_timeout=args.prove_timeout, workers=args.workers,
-                         scheduler=args.scheduler, progress=bar.update)
-    except SchedulerError as exc:
-        raise UsageError(str(exc)) from None
-    finally:
-        bar.close()
+    with behind_bar(bar):
+        f = frontier(args.policy, args.param, values, metric=args.metric, properties=props, users=args.users,
+                     resources=args.resources, seed=args.seed, budget=args.budget, domain=args.domain,
+                     timeout=args.timeout, prove_timeout=args.prove_timeout, workers=args.workers,
+                     scheduler=args.scheduler, progress=bar.update)
     write_out(render(Document([f.table()], data=f.to_dict), args.format))
     if args.plot is not None and f.points:
         from ...frontiers.plotting import save_plot

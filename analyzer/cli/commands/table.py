@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..common import EXIT_INTERRUPTED, EXIT_OK, UsageError, fail, split_list, write_out
-from ._progress import add_run_options, checked_budget, progress_bar, quiet_numeric_warnings
+from ._progress import add_run_options, behind_bar, checked_budget, progress_bar
 
 DEFAULT_POLICIES = "asset,ceei,drf"
 #: The columns of a dynamic-setting table: the two dynamic mechanisms and
@@ -48,21 +48,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     bar = progress_bar(len(job.cells), "cell", args.quiet, "table")
     job.on_cell = lambda r: bar.update(1)
-    from ...searching.dask_backend import SchedulerError
-
     try:
-        with quiet_numeric_warnings():
+        with behind_bar(bar):
             table = job.run()
-    except SchedulerError as exc:
-        raise UsageError(str(exc)) from None
-    except KeyboardInterrupt:
-        bar.close()
+    except KeyboardInterrupt:  # the bar is closed: the cells finished so far are written
         write_out(job.table.render(args.format))
         done, total = len(job.table.cells), len(job.cells)
         where = f"; continue with --resume --out {args.out}" if args.out else ""
         return fail(f"interrupted: {done} of {total} cells done{where}", EXIT_INTERRUPTED)
-    finally:
-        bar.close()
     if sizes is not None:
         from ...tables.marks import attach_proofs
 

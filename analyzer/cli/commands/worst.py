@@ -141,22 +141,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_table(args: argparse.Namespace) -> int:
     from ...worst.table import worst_table
-    from ._progress import progress_bar, quiet_numeric_warnings
+    from ._progress import behind_bar, progress_bar
 
     policies = _split(args.policies) or ["drf"]
     metrics = _split(args.metrics) or ["efficiency"]
-    from ...searching.dask_backend import SchedulerError
-
     bar = progress_bar(len(policies) * len(metrics), "cell", args.quiet, "worst cases")
-    try:
-        with quiet_numeric_warnings():
-            t = worst_table(policies, metrics, args.users, args.resources, seed=args.seed, budget=args.budget,
-                            domain=args.domain, timeout=args.timeout, workers=args.workers,
-                            scheduler=args.scheduler, progress=bar.update)
-    except SchedulerError as exc:
-        raise UsageError(str(exc)) from None
-    finally:
-        bar.close()
+    with behind_bar(bar):
+        t = worst_table(policies, metrics, args.users, args.resources, seed=args.seed, budget=args.budget,
+                        domain=args.domain, timeout=args.timeout, workers=args.workers,
+                        scheduler=args.scheduler, progress=bar.update)
     write_out(render(Document([t.table()], data=t.to_dict), args.format))
     if t.interrupted:
         return fail(f"interrupted: {len(t.cells)} cells finished (above)", EXIT_INTERRUPTED)
