@@ -138,7 +138,7 @@ def confirm(policy: str, metric: str, n: int, m: int, domain: str, v: Fraction, 
     (:func:`worse_than`), each as its SMT-LIB2 script: ``PROVED`` with both
     solvers named when cvc5 answers ``unsat`` on every case, else
     ``UNKNOWN`` with what cvc5 said (a model: the solvers disagree)."""
-    from proofs.prover.cvc5_check import cvc5_version, recheck
+    from proofs.prover.cvc5_check import cvc5_version, recheck, refusal
     from proofs.prover.smtlib import script, z3_version
 
     bound = BOUNDS.get(metric)
@@ -150,10 +150,8 @@ def confirm(policy: str, metric: str, n: int, m: int, domain: str, v: Fraction, 
         text = script(constraints, {"fairalloc worst": f"case {k + 1} of the bound: no {n} x {m} instance ({domain}) "
                                                        f"has {metric} worse than {v} under {policy}",
                                     "meaning": "unsat proves the bound on this case"})
-        second = recheck(text, deadline - time.monotonic())
-        if second.answer != "unsat":
-            why = ("the solvers disagree: z3 says unsat, cvc5 finds a model" if second.answer == "sat"
-                   else f"cvc5 did not confirm z3's unsat ({second.reason})")
+        why = refusal(recheck(text, deadline - time.monotonic()))
+        if why is not None:
             return Answer(UNKNOWN, time.perf_counter() - t0, reason=f"case {k + 1}: {why}", cases=len(cases))
     return Answer(PROVED, time.perf_counter() - t0, cases=len(cases), solvers=(z3_version(), cvc5_version()))
 

@@ -69,6 +69,16 @@ def cvc5_version() -> str:
     return f"cvc5 {cvc5.__version__}"
 
 
+def refusal(second: Recheck) -> str | None:
+    """``None`` when cvc5 confirmed z3's ``unsat``, else why not, in words
+    (a model: the solvers disagree; no answer: what each attempt gave)."""
+    if second.answer == "unsat":
+        return None
+    if second.answer == "sat":
+        return "the solvers disagree: z3 says unsat, cvc5 finds a model (sat)"
+    return f"z3 says unsat, cvc5 did not confirm it ({second.reason})"
+
+
 def recheck(text: str, seconds: float) -> Recheck:
     """cvc5 on the SMT-LIB2 script ``text``, within ``seconds``: the first
     definite answer of the :data:`CONFIGS`, else ``"unknown"`` with what

@@ -90,18 +90,17 @@ def confirm(z3_result: CaseResult, deadline: float) -> CaseResult:
     deadline: ``"unsat"`` from both solvers, or ``"unknown"`` with the
     reason (cvc5 found a model: the solvers disagree; cvc5 gave up or ran
     out of time)."""
-    from .cvc5_check import cvc5_version, recheck
+    from .cvc5_check import cvc5_version, recheck, refusal
 
     name, seconds = z3_result.label, z3_result.seconds
     left = deadline - time.time()
     if left <= 0:
         return unconfirmed(z3_result, "deadline reached")
     second = recheck(z3_result.script, left)
-    if second.answer == UNSAT:
+    why = refusal(second)
+    if why is None:
         return CaseResult(name, UNSAT, seconds, solvers=(*z3_result.solvers, cvc5_version()),
                           recheck_seconds=second.seconds)
-    why = ("the solvers disagree: z3 says unsat, cvc5 finds a model (sat)" if second.answer == SAT
-           else f"z3 says unsat, cvc5 did not confirm it ({second.reason})")
     return CaseResult(name, UNKNOWN, seconds, reason=why, recheck_seconds=second.seconds)
 
 
