@@ -23,10 +23,19 @@ from models.tolerances import COMPARE_ATOL, RESOLVE_AGREE_RTOL
 from ..dynamics.trajectory import batch_steps, lifted, steps
 from ._batch import shape_groups
 from ._common import NUMERIC_NOTE, below
-from .base import DYNAMIC, Violation
+from .base import DYNAMIC, Property, Violation
 
 #: Why a property of the dynamic setting is not defined in the others.
 DYNAMIC_WHY = "a property of the allocations after every arrival: check it with mode='dynamic'"
+
+
+class DynamicProperty(Property):
+    """A property of the allocations after every arrival (Kash, Procaccia
+    and Shah, JAIR 51, 2014): checked in the dynamic setting only, and
+    undefined, saying why, in the others."""
+
+    modes = (DYNAMIC,)
+    undefined_why = DYNAMIC_WHY
 
 #: The float steps of the last screened chunk by ``id`` of the instance
 #: (with the instance and the policy label, so that a reused ``id`` never

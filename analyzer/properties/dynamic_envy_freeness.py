@@ -11,8 +11,8 @@ from models import Instance, Policy
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
 from ._common import as_exact_str, leontief_tasks, numeric_below, relative_margin, show
-from ._dynamic import DYNAMIC_WHY, DynamicEvaluator, screen_steps, step_name
-from .base import CONTINUOUS, DYNAMIC, Property, Violation, register_property
+from ._dynamic import DynamicEvaluator, DynamicProperty, screen_steps, step_name
+from .base import CONTINUOUS, DYNAMIC, Violation, register_property
 from .envy_freeness import _envy_matrix
 
 
@@ -40,7 +40,7 @@ def _suspects(instance: Instance, x: np.ndarray) -> np.ndarray:
 
 
 @register_property
-class DynamicEnvyFreeness(Property):
+class DynamicEnvyFreeness(DynamicProperty):
     """Dynamic envy-freeness.
 
     Kash, Procaccia and Shah, JAIR 51, 2014, Section 3: after every step
@@ -69,8 +69,6 @@ class DynamicEnvyFreeness(Property):
     source = "Kash, Procaccia and Shah, JAIR 51, 2014, Section 3"
     summary = "a user envies only users that arrived earlier and have received nothing since it arrived"
     order = 11
-    modes = (DYNAMIC,)
-    undefined_why = DYNAMIC_WHY
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = DYNAMIC) -> float:
         """Numeric violation margin (``< 0``: violated): the smallest

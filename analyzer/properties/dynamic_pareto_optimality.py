@@ -11,8 +11,8 @@ from models import Instance, Policy
 from models.tolerances import COMPARE_ATOL
 
 from ._common import as_exact_str, numeric_below, per_resource, show
-from ._dynamic import DYNAMIC_WHY, DynamicEvaluator, budgets, screen_steps, step_name
-from .base import DYNAMIC, Property, Violation, register_property
+from ._dynamic import DynamicEvaluator, DynamicProperty, budgets, screen_steps, step_name
+from .base import DYNAMIC, Violation, register_property
 
 
 def _flags(instance: Instance, x: np.ndarray) -> np.ndarray:
@@ -44,7 +44,7 @@ def _step_margins(instance: Instance, x: np.ndarray) -> np.ndarray:
 
 
 @register_property
-class DynamicParetoOptimality(Property):
+class DynamicParetoOptimality(DynamicProperty):
     """Dynamic Pareto optimality.
 
     Kash, Procaccia and Shah, JAIR 51, 2014, Section 3: after every step
@@ -77,8 +77,6 @@ class DynamicParetoOptimality(Property):
     source = "Kash, Procaccia and Shah, JAIR 51, 2014, Section 3"
     summary = "after step k, within k/n of every resource, no allocation gives someone more and nobody less"
     order = 12
-    modes = (DYNAMIC,)
-    undefined_why = DYNAMIC_WHY
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = DYNAMIC) -> float:
         """Numeric violation margin (``< 0``: violated): the smallest step

@@ -10,8 +10,8 @@ import numpy as np
 from models import Instance, Policy
 
 from ._common import as_exact_str, leontief_tasks, numeric_below, one_share_tasks_np, relative_margin, show
-from ._dynamic import DYNAMIC_WHY, DynamicEvaluator, screen_steps, step_name
-from .base import CONTINUOUS, DYNAMIC, Property, Violation, register_property
+from ._dynamic import DynamicEvaluator, DynamicProperty, screen_steps, step_name
+from .base import CONTINUOUS, DYNAMIC, Violation, register_property
 
 
 def _owed(instance: Instance) -> np.ndarray:
@@ -22,7 +22,7 @@ def _owed(instance: Instance) -> np.ndarray:
 
 
 @register_property
-class DynamicSharingIncentive(Property):
+class DynamicSharingIncentive(DynamicProperty):
     """Dynamic sharing incentive.
 
     Kash, Procaccia and Shah, JAIR 51, 2014, Section 3: from its arrival on,
@@ -50,8 +50,6 @@ class DynamicSharingIncentive(Property):
     source = "Kash, Procaccia and Shah, JAIR 51, 2014, Section 3"
     summary = "from its arrival on, every user gets at least the tasks of its slice w_i/sum(w) of every resource"
     order = 10
-    modes = (DYNAMIC,)
-    undefined_why = DYNAMIC_WHY
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = DYNAMIC) -> float:
         """Numeric violation margin (``< 0``: violated): the smallest

@@ -11,10 +11,10 @@ from models import Instance, Policy
 
 from ..dynamics.trajectory import batch_steps, lifted, steps
 from ._common import CONTINUOUS, as_exact_str, leontief_tasks, numeric_below, per_resource, show
-from ._dynamic import DYNAMIC_WHY, DynamicEvaluator, step_name
+from ._dynamic import DynamicEvaluator, DynamicProperty, step_name
 from ._lie_reports import denominators, exact_report, lie_instance, report_caps, scaled_reports
 from ._variant import numeric_variant
-from .base import DYNAMIC, Property, Violation, register_property
+from .base import DYNAMIC, Violation, register_property
 from .strategy_proofness import LIGHT_SCALES, LIGHT_SINGLE_FACTORS, StrategyProofness
 
 
@@ -26,7 +26,7 @@ def scale_free(policy: Policy) -> bool:
 
 
 @register_property
-class DynamicStrategyProofness(Property):
+class DynamicStrategyProofness(DynamicProperty):
     """Dynamic strategy-proofness.
 
     Kash, Procaccia and Shah, JAIR 51, 2014, Section 3: no user can be
@@ -60,8 +60,6 @@ class DynamicStrategyProofness(Property):
     source = "Kash, Procaccia and Shah, JAIR 51, 2014, Section 3"
     summary = "no user runs more of its true tasks at any step by reporting another demand vector"
     order = 13
-    modes = (DYNAMIC,)
-    undefined_why = DYNAMIC_WHY
     search_cost = 5.0  # a batch of dynamic runs per user
 
     def __init__(self, grid2: int = 12, grid3: int = 6, samples: int = 12, seed: int = 0) -> None:

@@ -9,12 +9,12 @@ import numpy as np
 from models import Instance, Policy
 
 from ._common import as_exact_str, numeric_below, relative_margin, show
-from ._dynamic import DYNAMIC_WHY, DynamicEvaluator, screen_steps, step_name
-from .base import DYNAMIC, Property, Violation, register_property
+from ._dynamic import DynamicEvaluator, DynamicProperty, screen_steps, step_name
+from .base import DYNAMIC, Violation, register_property
 
 
 @register_property
-class Irrevocability(Property):
+class Irrevocability(DynamicProperty):
     """Irrevocability: nothing given is ever taken back.
 
     Kash, Procaccia and Shah, JAIR 51, 2014, Section 2: the dynamic model
@@ -43,8 +43,6 @@ class Irrevocability(Property):
     source = "Kash, Procaccia and Shah, JAIR 51, 2014, Section 2"
     summary = "after every arrival no user holds fewer tasks than before it (nothing is taken back)"
     order = 14
-    modes = (DYNAMIC,)
-    undefined_why = DYNAMIC_WHY
 
     def margin(self, policy: str | Policy, instance: Instance, mode: str = DYNAMIC) -> float:
         """Numeric violation margin (``< 0``: violated): the smallest
