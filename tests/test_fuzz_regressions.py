@@ -93,3 +93,14 @@ def test_prove_timeout_past_the_clock_is_bad_input(capfd: pytest.CaptureFixture[
     assert main(["prove", "drf", "envy-freeness", "--timeout", "9" * 40, "--workers", "1"]) == 2
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and "--timeout: at most" in err, err
+
+
+@pytest.mark.parametrize("setting", ["continuous", "discrete"])
+def test_prove_timeout_past_the_clock_from_python_is_a_policy_error(setting: str) -> None:
+    # the CLI refused it, but prove() from Python raised OverflowError deep in the proof's deadline
+    from analyzer import prove
+    from models import PolicyError
+
+    extra = {"bound": 2} if setting == "discrete" else {}
+    with pytest.raises(PolicyError, match="timeout: at most"):
+        prove("drf", "envy-freeness", 2, 2, timeout=1e40, workers=1, setting=setting, **extra)

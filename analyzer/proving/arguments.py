@@ -6,6 +6,7 @@ timeout and the workers."""
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 from models import PolicyError
@@ -33,3 +34,5 @@ def validate_size(users: Any, resources: Any, domain: Any, timeout: Any, workers
         raise PolicyError(f"domain: must be one of {', '.join(domains)}, got {domain!r}")
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0 or math.isinf(timeout):
         raise PolicyError(f"timeout: must be a positive number of seconds, got {timeout!r}")
+    if timeout > threading.TIMEOUT_MAX:  # the proof's deadline would overflow the clock (OverflowError)
+        raise PolicyError(f"timeout: at most {threading.TIMEOUT_MAX:.3g} seconds, got {timeout:g}")
