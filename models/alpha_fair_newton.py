@@ -206,8 +206,11 @@ def newton(kkt: KKTBatch, z: np.ndarray, priced: np.ndarray, tol: float, solve: 
             break
         it[run] += 1
         if not frozen:
-            st.priced[run], st.z[run] = update_priced(kkt, st.z[run], st.priced[run], st.theta[run], st.F[run], run)
-            st.refresh(kkt, run)
+            priced, st.z[run] = update_priced(kkt, st.z[run], st.priced[run], st.theta[run], st.F[run], run)
+            changed = run[(priced != st.priced[run]).any(axis=1)]  # the others' iterates are up to date
+            st.priced[run] = priced
+            if changed.size:
+                st.refresh(kkt, changed)
         go = run[st.priced[run].any(axis=1) & (st.res[run] > tol)]
         if not go.size:
             continue
