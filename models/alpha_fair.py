@@ -55,8 +55,10 @@ are at most :data:`PRICED_SETS_LIMIT` of them), started from the prices
 of the max-min limit (:func:`models.alpha_fair_newton.start_prices`): the
 first candidate whose answer passes the certificate below is the answer
 (the program is strictly concave in ``x``, so any certified answer is the
-optimum). A member no candidate certifies stays uncertified (the caller's
-fallback, the convex program in cvxpy, takes it).
+optimum). A member no candidate certifies goes on with the rest of its
+own iterations (alone: up to :data:`MAX_ITERATIONS`), and, still not
+certified, is left to the caller's fallback (:meth:`models.policies.fds.FDS.solve`
+then starts from the convex program's answer in cvxpy).
 
 Certificate: stationarity holds by construction and prices are ``>= 0``;
 the answer is accepted when every priced resource is used to within
