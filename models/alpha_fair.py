@@ -40,6 +40,26 @@ own prices, priced set and stopping test, as if it were alone:
 (:meth:`models.policies.fds.FDS.batch_solver`), as CEEI's dual Newton
 method does (:mod:`models.ceei_newton`).
 
+Priced sets
+-----------
+From the max-min start, the first prices can over-use more resources than
+there are users; all of them are then priced, and the Newton system of
+``|J| > n`` resources has rank at most ``n``: it is inconsistent and the
+iteration stalls (about 2 instances in 1,000 of the searches' classes, two
+or three users on three or four resources). At the optimum at most one
+priced resource per uncapped user is needed, so a member the iteration
+does not certify is solved again, in one batch, with each candidate priced
+set ``J`` held fixed (every subset of the resources its live users need,
+of at most as many resources as live users, smallest first, while there
+are at most :data:`PRICED_SETS_LIMIT` of them), started from the prices
+of the max-min limit (:func:`models.alpha_fair_newton.start_prices`): the
+first candidate whose answer passes the certificate below is the answer
+(the program is strictly concave in ``x``, so any certified answer is the
+optimum). A member no candidate certifies goes on with the rest of its
+own iterations (alone: up to :data:`MAX_ITERATIONS`), and, still not
+certified, is left to the caller's fallback (:meth:`models.policies.fds.FDS.solve`
+then starts from the convex program's answer in cvxpy).
+
 Certificate: stationarity holds by construction and prices are ``>= 0``;
 the answer is accepted when every priced resource is used to within
 :data:`~models.tolerances.ALPHA_FAIR_KKT_RTOL` of its capacity and no
@@ -59,8 +79,11 @@ R = <1, 6>, A: <1, 0>, B: <0, 1>, beta = 16 on task counts: A 1, B 6.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from math import comb as math_comb
 
 import numpy as np
 
@@ -73,9 +96,15 @@ from .alpha_fair_newton import (
     least_squares,
     newton,
     start,
+    start_prices,
 )
 from .batching import solve_systems
 from .tolerances import ALPHA_FAIR_KKT_RTOL
+
+#: Most candidate priced sets tried for a member the Newton method does not
+#: certify (module docstring, "Priced sets"): every instance of up to 6
+#: resources, or of 3 users on 7.
+PRICED_SETS_LIMIT: int = 64
 
 
 @dataclass(frozen=True)
@@ -166,7 +195,11 @@ def solve_alpha_fair_batch(
     regularised step, one without a finite step stops uncertified) and a
     member stops after ``max_iterations``; a batch of one solved alone
     passes :func:`models.alpha_fair_newton.least_squares` and
-    :data:`~models.alpha_fair_newton.MAX_ITERATIONS`."""
+    :data:`~models.alpha_fair_newton.MAX_ITERATIONS`. A member not
+    certified after :data:`~models.alpha_fair_newton.BATCH_MAX_ITERATIONS`
+    goes through the priced-set search (module docstring), and, if that
+    does not certify it either, takes the rest of its ``max_iterations``
+    from where it stopped."""
     D = np.asarray(demands, dtype=float)
     K, n, m = D.shape
     R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
@@ -175,12 +208,72 @@ def solve_alpha_fair_batch(
     u = np.broadcast_to(np.asarray(unit, dtype=float), (K, n))
     live = k > 0  # users capped at 0 get nothing and leave the program
     A = np.where(live[:, :, None], D / R[:, None, :], 0.0)
-    used = (A > 0).any(axis=1)  # a resource nobody live uses is never priced
+    used = np.any(A > 0, axis=1)  # a resource nobody live uses is never priced
     kkt = KKTBatch(A, u, w, k, beta)
-    z, priced = start(kkt, np.asarray(start_x, dtype=float), w, u)
-    st, it = newton(kkt, z, priced, tol, solve, max_iterations)
+    x0 = np.asarray(start_x, dtype=float)
+    z, priced = start(kkt, x0, w, u)
+    first = min(max_iterations, BATCH_MAX_ITERATIONS)
+    st, it = newton(kkt, z, priced, tol, solve, first)
+    state = (st.z, st.priced, st.x, st.res, it)
+    failed = np.flatnonzero(~(np.isfinite(st.x).all(axis=1) & (st.res <= tol)))
+    if failed.size:
+        _priced_set_search(kkt, start_prices(kkt, x0, w, u)[0], used, live.sum(axis=1), failed, tol, state)
+        failed = np.flatnonzero(~(np.isfinite(st.x).all(axis=1) & (st.res <= tol)))
+    if failed.size and max_iterations > first:  # the rest of the iterations, from where the first ones stopped
+        more, more_it = newton(kkt.take(failed), st.z[failed], st.priced[failed], tol, solve, max_iterations - first)
+        _write(state, failed, (more.z, more.priced, more.x, more.res, more_it))
     x = np.where(live, st.x, 0.0)
     return AlphaFairBatch(x, np.where(used & st.priced, st.z, -np.inf), it, st.res)
+
+
+@cache
+def priced_sets(m: int, size: int) -> np.ndarray:
+    """Every non-empty subset of ``m`` resources with at most ``size``
+    members, as rows of a (S, m) bool array: smallest first, then in
+    lexicographic order (module docstring, "Priced sets")."""
+    subsets = [c for r in range(1, min(size, m) + 1) for c in itertools.combinations(range(m), r)]
+    out = np.zeros((len(subsets), m), dtype=bool)
+    for row, c in enumerate(subsets):
+        out[row, list(c)] = True
+    out.flags.writeable = False
+    return out
+
+
+def _priced_set_search(kkt: KKTBatch, z_all: np.ndarray, eligible: np.ndarray, n_live: np.ndarray,
+                       rows: np.ndarray, tol: float, into: tuple[np.ndarray, ...]) -> None:
+    """Solve the members ``rows`` again with each candidate priced set held
+    fixed (module docstring, "Priced sets"), all candidates in one batch,
+    from the log-prices ``z_all`` (K, m) of the max-min limit; resources
+    outside ``eligible`` (K, m) and sets larger than ``n_live`` (K,) are
+    not candidates. The first certified candidate of a member is written
+    into ``into = (z, priced, x, residual, iterations)``; the others stay
+    as they are."""
+    m = z_all.shape[1]
+    member, chosen = [], []
+    for r in rows:
+        size = int(min(n_live[r], m))
+        if sum(math_comb(m, s) for s in range(1, size + 1)) > PRICED_SETS_LIMIT:
+            continue
+        sets = priced_sets(m, size)
+        sets = sets[~(sets & ~(eligible[r] & np.isfinite(z_all[r]))).any(axis=1)]
+        member.extend([r] * len(sets))
+        chosen.append(sets)
+    if not member:
+        return
+    rep, J = np.asarray(member), np.concatenate(chosen)
+    st, it = newton(kkt.take(rep), np.where(J, z_all[rep], 0.0), J, tol, solve_systems, BATCH_MAX_ITERATIONS,
+                    frozen=True)
+    good = np.flatnonzero(np.isfinite(st.x).all(axis=1) & (st.res <= tol))
+    first = good[np.unique(rep[good], return_index=True)[1]]  # each member's first certified candidate
+    _write(into, rep[first], (st.z[first], st.priced[first], st.x[first], st.res[first], it[first]))
+
+
+def _write(into: tuple[np.ndarray, ...], rows: np.ndarray, values: tuple[np.ndarray, ...]) -> None:
+    """Write ``z, priced, x, residual`` of the members ``rows`` into
+    ``into`` and add their iterations."""
+    for target, value in zip(into[:4], values[:4], strict=True):
+        target[rows] = value
+    into[4][rows] += values[4]
 
 
 def solve_alpha_fair(
@@ -221,5 +314,5 @@ def solve_alpha_fair(
                                   MAX_ITERATIONS).result(0)
 
 
-__all__ = ["MAX_ITERATIONS", "PRICE_DROP", "AlphaFairBatch", "AlphaFairResult", "solve_alpha_fair",
-           "solve_alpha_fair_batch"]
+__all__ = ["MAX_ITERATIONS", "PRICED_SETS_LIMIT", "PRICE_DROP", "AlphaFairBatch", "AlphaFairResult", "priced_sets",
+           "solve_alpha_fair", "solve_alpha_fair_batch"]

@@ -80,6 +80,13 @@ class KKTBatch:
             self.logA = np.log(A)  # -inf where a user does not use a resource
         self.log_base = np.log(w / unit) + np.log(unit) / beta  # log x_i = log_base_i - log q_i / beta
 
+    def take(self, rows: np.ndarray) -> KKTBatch:
+        """The members ``rows`` (repeats allowed) as a batch of their own."""
+        sub = object.__new__(KKTBatch)
+        sub.A, sub.k, sub.beta = self.A[rows], self.k[rows], self.beta
+        sub.logA, sub.log_base = self.logA[rows], self.log_base[rows]
+        return sub
+
     def tasks(self, z: np.ndarray, priced: np.ndarray, rows: Rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``x(p)`` (K', n), ``theta`` (K', n, m; 0 off the priced set) and
         the uncapped mask of the members ``rows``, for log-prices ``z`` on
@@ -123,17 +130,24 @@ class KKTBatch:
         return np.where(priced, d, 0.0), failed
 
 
-def start(kkt: KKTBatch, x0: np.ndarray, w: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Log-prices from the ``beta = inf`` limit ``x0`` (K, n): the price a
-    user's level asks for (``q_i = u_i level_i^-beta``), on each saturated
-    resource the smallest over its uncapped users (the richest user of a
-    resource bounds its price)."""
+def start_prices(kkt: KKTBatch, x0: np.ndarray, w: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Log-prices of every resource from the ``beta = inf`` limit ``x0``
+    (K, n): the price a user's level asks for (``q_i = u_i
+    level_i^-beta``), on each resource the smallest over its uncapped users
+    (the richest user of a resource bounds its price; ``inf`` for a
+    resource no uncapped user needs), and the usage of ``x0`` (K, m)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         logq = np.log(unit) - kkt.beta * np.log(unit * np.maximum(x0, 0.0) / w)
     uncapped = x0 < kkt.k
     usage = np.einsum("kn,knm->km", x0, kkt.A)
     cand = np.where(uncapped[:, :, None] & (kkt.A > 0), logq[:, :, None] - kkt.logA, np.inf)
-    z = cand.min(axis=1)
+    return cand.min(axis=1), usage
+
+
+def start(kkt: KKTBatch, x0: np.ndarray, w: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Log-prices (:func:`start_prices`) and priced set from the ``beta =
+    inf`` limit ``x0`` (K, n): the resources ``x0`` saturates are priced."""
+    z, usage = start_prices(kkt, x0, w, unit)
     priced = (usage >= 1.0 - FEASIBILITY_RTOL) & np.isfinite(z)
     return np.where(priced, z, 0.0), priced
 
@@ -172,14 +186,17 @@ class _State:
 
 
 def newton(kkt: KKTBatch, z: np.ndarray, priced: np.ndarray, tol: float, solve: Solver = solve_systems,
-           max_iterations: int = BATCH_MAX_ITERATIONS) -> tuple[_State, np.ndarray]:
+           max_iterations: int = BATCH_MAX_ITERATIONS, frozen: bool = False) -> tuple[_State, np.ndarray]:
     """Newton iterations on the log-prices of every member until its
     residual is at most ``tol``, it has no acceptable step and no priced
     resource to drop, or ``max_iterations``; returns the final state and
     the iterations taken per member. ``solve`` solves the stacked Newton
     systems: :func:`~models.batching.solve_systems` for a batch
     (:data:`BATCH_MAX_ITERATIONS`), :func:`least_squares` for one instance
-    alone (:data:`MAX_ITERATIONS`)."""
+    alone (:data:`MAX_ITERATIONS`). ``frozen``: the priced set stays as
+    given (no resource joins or leaves it; a member without an acceptable
+    step stops), for a candidate priced set
+    (:func:`models.alpha_fair.solve_alpha_fair_batch`)."""
     st = _State(kkt, z.copy(), priced.copy())
     it = np.zeros(z.shape[0], dtype=int)
     stopped = np.zeros(z.shape[0], dtype=bool)
@@ -188,17 +205,24 @@ def newton(kkt: KKTBatch, z: np.ndarray, priced: np.ndarray, tol: float, solve: 
         if not run.size:
             break
         it[run] += 1
-        st.priced[run], st.z[run] = update_priced(kkt, st.z[run], st.priced[run], st.theta[run], st.F[run], run)
-        st.refresh(kkt, run)
+        if not frozen:
+            priced, st.z[run] = update_priced(kkt, st.z[run], st.priced[run], st.theta[run], st.F[run], run)
+            changed = run[(priced != st.priced[run]).any(axis=1)]  # the others' iterates are up to date
+            st.priced[run] = priced
+            if changed.size:
+                st.refresh(kkt, changed)
         go = run[st.priced[run].any(axis=1) & (st.res[run] > tol)]
         if not go.size:
             continue
         d, failed = kkt.step(st.x[go], st.theta[go], st.unc[go], st.F[go], st.priced[go], go, solve)
         stopped[go[failed]] = True  # no finite Newton step: stops here, not certified
         go, d = go[~failed], d[~failed]
-        go, d = _release(kkt, st, go, d)
+        go, d = _hopeless(st, go, d, tol, stopped) if frozen else _release(kkt, st, go, d)
         accepted = _line_search(kkt, st, go, d)
-        _drop_or_stop(kkt, st, go[~accepted], stopped)
+        if frozen:
+            stopped[go[~accepted]] = True
+        else:
+            _drop_or_stop(kkt, st, go[~accepted], stopped)
     return st, it
 
 
@@ -253,6 +277,21 @@ def _release(kkt: KKTBatch, st: _State, go: np.ndarray, d: np.ndarray) -> tuple[
     return go[~some], d[~some]
 
 
+def _hopeless(st: _State, go: np.ndarray, d: np.ndarray, tol: float, stopped: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Stop the members ``go`` whose priced set, held fixed (``frozen``), is
+    not the optimum's: its own equations are solved (every ``|log usage|``
+    on it at most ``tol``) while another resource is over-used, or the
+    step asks the price of an under-used priced resource to drop by more
+    than the factor :data:`PRICE_DROP` (its price belongs at 0). Returns
+    the members and directions that go on to the line search."""
+    priced, F = st.priced[go], st.F[go]
+    solved = np.max(np.where(priced, np.abs(F), 0.0), axis=1, initial=0.0) <= tol
+    bad = solved | (priced & (F < 0) & (d < np.log(PRICE_DROP))).any(axis=1)
+    stopped[go[bad]] = True
+    return go[~bad], d[~bad]
+
+
 def _drop_or_stop(kkt: KKTBatch, st: _State, rows: np.ndarray, stopped: np.ndarray) -> None:
     """No progress on the priced set: a priced resource that cannot be
     filled (its price belongs at 0) is the usual cause; drop the most
@@ -271,4 +310,4 @@ def _drop_or_stop(kkt: KKTBatch, st: _State, rows: np.ndarray, stopped: np.ndarr
 
 
 __all__ = ["BATCH_MAX_ITERATIONS", "MAX_ITERATIONS", "PRICE_DROP", "KKTBatch", "Solver", "least_squares", "newton",
-           "start", "update_priced"]
+           "start", "start_prices", "update_priced"]

@@ -78,8 +78,9 @@ class FDS(ConvexPolicy):
 
     def solve(self, instance: Instance) -> Allocation:
         """Finite ``beta``: Newton's method on the KKT system in log-prices
-        (:mod:`models.alpha_fair`), started from the max-min limit and, if
-        that is not certified, from the convex program's answer in cvxpy
+        (:mod:`models.alpha_fair`, with its priced-set search), started from
+        the max-min limit and, if that is not certified, from the convex
+        program's answer in cvxpy
         (:meth:`solve_program`). Only a certified answer is returned: the
         objective of the program cannot judge one, since users far above
         the lowest level weigh ~``level^(1-beta)`` in it (at ``beta = 16``
