@@ -6,9 +6,13 @@ batches of a stream chunk are one padded batch per size class."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from analyzer.properties import _batch
-from analyzer.properties._batch import PAD_FLOOR, mixes_shapes, numeric_batch, padded_groups
+from analyzer.properties import _batch, get_property
+from analyzer.properties._batch import PAD_FLOOR, mixes_shapes, numeric_batch, padded_groups, widened
+from analyzer.properties._common import numeric_below, one_share_tasks_np
+from analyzer.properties.envy_freeness import _envy_matrix
+from analyzer.searching.instance_stream import make_cell
 from models import Instance, get_policy
 from models.tolerances import CROSSCHECK_RTOL
 
@@ -47,3 +51,32 @@ def test_padded_groups_bound_the_padding() -> None:
     idxs, D, R, w, caps = next(g for g in groups if len(g[0]) == 4)
     assert (caps[0, 2:] == 0).all() and (D[0, 2:] == 0).all() and (D[0, :, 2:] == 0).all()
     assert (R[0, 2:] == 1).all() and (w[0, 2:] == 1).all()
+
+
+def _alone(prop: str, x: np.ndarray | None, inst: Instance) -> bool:
+    """The screen's comparison made on one instance (as before the padded groups)."""
+    if x is None:
+        return True
+    if prop == "sharing-incentive":
+        return bool(numeric_below(widened(x, up=False), one_share_tasks_np(inst, "continuous")).any())
+    envied = _envy_matrix(inst, widened(x, up=True), "continuous")
+    return bool(numeric_below(widened(x, up=False)[:, None], envied).any())
+
+
+@pytest.mark.parametrize("prop", ["sharing-incentive", "envy-freeness"])
+def test_padded_screens_flag_as_one_instance_at_a_time(prop: str) -> None:
+    """The screens compare a padded group at once (real users only): the
+    same flags as the comparisons made on each instance alone."""
+    flagged = 0
+    for policy in ("ceei", "drf", "asset", "leximin-tasks"):  # leximin-tasks: envy flagged (its own batch)
+        for cls in (None, "weights,caps,zeros"):
+            cell = make_cell(policy, prop, 600, 5, cls, "continuous")
+            P, pol = get_property(prop), get_policy(policy)
+            insts = [i for i in (cell.at(p)[1] for p in range(256)) if i is not None and pol.supports(i) is None
+                     and P.applies(i) is None]
+            flags = P.screen_many(pol, insts, "continuous")
+            alone = [_alone(prop, x, inst) for x, inst in zip(numeric_batch(pol, insts, "continuous"), insts,
+                                                              strict=True)]
+            assert flags.tolist() == alone, (policy, cls)
+            flagged += sum(alone)
+    assert flagged > 0  # the flagged side is compared too

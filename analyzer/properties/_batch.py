@@ -155,6 +155,30 @@ def padded_groups(instances: Sequence[Instance]
     return out
 
 
+#: A padded group with its tasks (:func:`answered_groups`).
+AnsweredGroup = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def answered_groups(instances: Sequence[Instance], xs: Sequence[np.ndarray | None]) -> list[AnsweredGroup]:
+    """The instances the batch answered (``xs[k]`` not ``None``), in the
+    padded groups of :func:`padded_groups`, with their tasks: ``(indices,
+    tasks (K, N), real users (K, N), demands (K, N, M), capacities (K, M),
+    weights (K, N), caps (K, N))``. A screen compares a group's entries at
+    once, counting only the real users (``tasks`` 0 for the padded ones):
+    elementwise, each comparison is the one it makes on the instance alone."""
+    answered = [k for k, x in enumerate(xs) if x is not None]
+    out = []
+    for sub, D, R, w, caps in padded_groups([instances[k] for k in answered]):
+        idxs = np.array([answered[s] for s in sub], dtype=int)
+        n = np.array([instances[k].n for k in idxs])
+        real = np.arange(D.shape[1])[None, :] < n[:, None]
+        X = np.zeros(real.shape)
+        for row, k in enumerate(idxs):
+            X[row, :n[row]] = xs[k]
+        out.append((idxs, X, real, D, R, w, caps))
+    return out
+
+
 def shape_groups(instances: Sequence[Instance], keep: Any = None
                  ) -> list[tuple[list[int], list[Instance], np.ndarray, np.ndarray, np.ndarray]]:
     """The instances grouped by shape ``(n, m)`` and weights (those
