@@ -22,6 +22,9 @@ from .tolerances import (
     CEEI_VALUE_RTOL,
 )
 
+#: Machine epsilon of a double (the floor of a free price's Hessian diagonal).
+_EPS: float = float(np.finfo(float).eps)
+
 
 class Dual:
     """The normalised dual ``G`` of a batch of instances, vectorised over
@@ -36,6 +39,8 @@ class Dual:
 
     def __init__(self, AT: np.ndarray, v: np.ndarray, k: np.ndarray, live: np.ndarray) -> None:
         self.AT = AT
+        #: The identity of the price space (the Newton system's diagonal).
+        self.eye = np.eye(AT.shape[1])
         self.v, self.live = v, live
         self.k = np.where(live, k, 0.0)
         fin = np.isfinite(k)
@@ -63,7 +68,7 @@ class Dual:
         x = np.where(unc, v / qu, k)
         h = np.where(unc, fc - v * np.log(qu), cc - kf * q)
         value = pi.sum(axis=1) + h.sum(axis=1)
-        return np.where(np.any(unb & (q <= 0.0), axis=1), np.inf, value), q, x, unc
+        return np.where((unb & (q <= 0.0)).any(axis=1), np.inf, value), q, x, unc
 
     def gradient(self, x: np.ndarray, sel: np.ndarray | None = None) -> np.ndarray:
         """``1 - sum_i x_i a_i``: the relative slack of each resource."""
@@ -78,7 +83,7 @@ class Dual:
 
 def _residual(pi: np.ndarray, grad: np.ndarray) -> np.ndarray:
     """Infinity norm of the projected gradient ``pi - max(0, pi - grad)``, per member."""
-    return np.max(np.abs(pi - np.maximum(pi - grad, 0.0)), axis=1, initial=0.0)
+    return np.abs(pi - np.maximum(pi - grad, 0.0)).max(axis=1, initial=0.0)
 
 
 def _direction(dual: Dual, pi: np.ndarray, q: np.ndarray, unc: np.ndarray, grad: np.ndarray,
@@ -93,17 +98,19 @@ def _direction(dual: Dual, pi: np.ndarray, q: np.ndarray, unc: np.ndarray, grad:
     free = ~((pi <= eps) & (grad > 0.0))
     H = dual.hessian(q, unc, _rows(sel, dual.AT.shape[0]))
     diag = np.diagonal(H, axis1=1, axis2=2)
-    floor = np.maximum(np.where(free, diag, -np.inf).max(axis=1, initial=-np.inf), 1.0)[:, None] * np.finfo(float).eps
+    floor = np.maximum(np.where(free, diag, -np.inf).max(axis=1, initial=-np.inf), 1.0)[:, None] * _EPS
     mu = CEEI_REGULARIZATION * eps * np.maximum(diag, floor)  # Marquardt: scaled per price
     both = free[:, :, None] & free[:, None, :]
-    system = np.where(both, H, 0.0) + np.eye(H.shape[1]) * np.where(free, mu + (diag <= floor), 1.0)[:, None, :]
+    system = np.where(both, H, 0.0) + dual.eye * np.where(free, mu + (diag <= floor), 1.0)[:, None, :]
     step, failed = solve_systems(system, np.where(free, -grad, 0.0))
     return np.where(free, step, -pi), failed
 
 
 def _rows(sel: np.ndarray, K: int) -> np.ndarray | None:
-    """``sel``, or ``None`` when it is every member in order (no copy)."""
-    return None if sel.size == K and bool(np.all(sel == np.arange(K))) else sel
+    """``sel``, or ``None`` when it is every member in order (no copy).
+    ``sel`` is always an increasing selection of members (a ``flatnonzero``),
+    so holding ``K`` of them means holding all, in order."""
+    return None if sel.size == K else sel
 
 
 def _line_search(dual: Dual, run: np.ndarray, state: tuple[np.ndarray, ...], d: np.ndarray
@@ -113,41 +120,57 @@ def _line_search(dual: Dual, run: np.ndarray, state: tuple[np.ndarray, ...], d: 
     q, x, unc, grad, res)`` of those members. A step whose predicted
     decrease is at the dual's roundoff is accepted when it does not raise
     the value or lowers the residual. Returns which members accepted a step
-    and their new ``(pi, value, q, x, unc, grad)``."""
+    and their new ``(pi, value, q, x, unc, grad)``.
+
+    While every member is still searching (the usual case: the full Newton
+    step) they share one ``alpha``, and the trial is computed on the whole
+    arrays without selecting rows (the same numbers, fewer copies)."""
     pi, value, q, x, unc, grad, res = state
     K = len(run)
-    new = [pi.copy(), value.copy(), q, x, unc, grad]  # rows replaced below are copied first
+    new: list[np.ndarray] | None = None  # copied at the first partial acceptance
     alpha = np.ones(K)
     searching = np.ones(K, dtype=bool)
     accepted = np.zeros(K, dtype=bool)
-    for _ in range(CEEI_MAX_HALVINGS):
-        s = np.flatnonzero(searching)
-        trial = np.maximum(pi[s] + alpha[s, None] * d[s], 0.0)
-        moved = ~np.all(trial == pi[s], axis=1)
-        searching[s[~moved]] = False  # the trial point no longer moves: give up
-        s, trial = s[moved], trial[moved]
+    for h in range(CEEI_MAX_HALVINGS):
+        s = searching.nonzero()[0]
+        whole = s.size == K  # every member searches: all at alpha = 0.5 ** h
+        base = pi if whole else pi[s]
+        trial = np.maximum(base + (0.5 ** h) * d if whole else base + alpha[s, None] * d[s], 0.0)
+        moved = ~(trial == base).all(axis=1)
+        if not moved.all():
+            searching[s[~moved]] = False  # the trial point no longer moves: give up
+            s, trial, base, whole = s[moved], trial[moved], base[moved], False
         if not s.size:
             break
-        rows = _rows(run[s], dual.AT.shape[0])
-        t_value, t_q, t_x, t_unc = dual.evaluate(trial, rows)
-        t_grad = dual.gradient(t_x, rows)
-        decrease = np.einsum("km,km->k", grad[s], trial - pi[s])  # <= 0 along a descent arc
-        small = np.abs(decrease) <= CEEI_VALUE_RTOL * (1.0 + np.abs(value[s]))
-        with np.errstate(invalid="ignore"):
-            ok = np.isfinite(t_value) & np.where(
-                small, (t_value <= value[s]) | (_residual(trial, t_grad) < res[s]),
-                t_value <= value[s] + CEEI_ARMIJO * decrease)
-        if s.size == K and ok.all():  # every member takes this step (the usual full Newton step)
-            return ok, (trial, t_value, t_q, t_x, t_unc, t_grad)
+        ok, got = _trial(dual, run[s], trial, base, *((value, grad, res) if whole else (value[s], grad[s], res[s])))
+        if whole and ok.all():  # every member takes this step (the usual full Newton step)
+            return ok, got
         if ok.any():
-            for i, got in enumerate((trial, t_value, t_q, t_x, t_unc, t_grad)):
-                if i >= 2 and new[i] is state[i]:
-                    new[i] = new[i].copy()
-                new[i][s[ok]] = got[ok]
+            if new is None:
+                new = [a.copy() for a in (pi, value, q, x, unc, grad)]
+            for target, g in zip(new, got, strict=True):
+                target[s[ok]] = g[ok]
         searching[s[ok]] = False
         accepted[s[ok]] = True
         alpha[s] *= 0.5
-    return accepted, tuple(new)
+    return accepted, (pi, value, q, x, unc, grad) if new is None else tuple(new)
+
+
+def _trial(dual: Dual, rows: np.ndarray, trial: np.ndarray, pi: np.ndarray, value: np.ndarray, grad: np.ndarray,
+           res: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The Armijo test of the trial prices of the members ``rows`` (at
+    ``pi``, with ``value``, ``grad`` and ``res`` there): which accept, and
+    ``(trial, value, q, x, unc, grad)`` at the trial prices."""
+    sel = _rows(rows, dual.AT.shape[0])
+    t_value, t_q, t_x, t_unc = dual.evaluate(trial, sel)
+    t_grad = dual.gradient(t_x, sel)
+    decrease = np.einsum("km,km->k", grad, trial - pi)  # <= 0 along a descent arc
+    small = np.abs(decrease) <= CEEI_VALUE_RTOL * (1.0 + np.abs(value))
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(t_value) & np.where(
+            small, (t_value <= value) | (_residual(trial, t_grad) < res),
+            t_value <= value + CEEI_ARMIJO * decrease)
+    return ok, (trial, t_value, t_q, t_x, t_unc, t_grad)
 
 
 def iterate(dual: Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
@@ -162,7 +185,7 @@ def iterate(dual: Dual, pi: np.ndarray, tol: float) -> tuple[np.ndarray, ...]:
     it = np.zeros(K, dtype=int)
     running = res > tol
     while True:
-        run = np.flatnonzero(running & (it < CEEI_MAX_ITERATIONS))
+        run = (running & (it < CEEI_MAX_ITERATIONS)).nonzero()[0]
         if not run.size:
             break
         it[run] += 1

@@ -249,11 +249,28 @@ def solve_eisenberg_gale(
     return solve_batch(np.asarray(capacity, dtype=float), D, w, k, tol).result(0)
 
 
-def ceei_batch(demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray, caps: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
+class CEEIBatch:
     """Weighted CEEI tasks of a batch of instances (the
     :data:`~models.policy.BatchSolver` of :class:`~models.policies.ceei.CEEI`):
     :func:`solve_batch`, and which members are certified optimal (the
-    others are for the policy's own solver, which falls back to cvxpy)."""
-    out = solve_batch(capacity, demands, weights, caps)
-    return out.x, out.certified()
+    others are for the policy's own solver, which falls back to cvxpy).
+
+    The members may differ in shape and weights once padded to a common
+    one (:attr:`mixed_shapes`): a padded user has cap 0 (it leaves the
+    program, :class:`~models.ceei_dual.Dual`) and a padded resource has no
+    demand (its price stays 0), so a member's tasks and certificate are its
+    own, up to rounding.
+    """
+
+    #: Members may be padded to a common shape with users capped at 0 and
+    #: resources nobody demands, and carry their own weights (K, n).
+    mixed_shapes: bool = True
+
+    def __call__(self, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray, caps: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        out = solve_batch(capacity, demands, weights, caps)
+        return out.x, out.certified()
+
+
+#: The one :class:`CEEIBatch`.
+ceei_batch = CEEIBatch()

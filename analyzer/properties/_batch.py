@@ -84,10 +84,12 @@ def numeric_many(
 def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> list[np.ndarray | None]:
     """Numeric tasks per user for many unrelated instances: one vectorised
     batch solve (:meth:`~models.policy.Policy.batch_solver`) per group of
-    instances with equal shape ``(n, m)`` and weights; ``None`` for an
-    instance the batch cannot answer (no batch solver for the policy or the
-    mode, or not converged), which the caller treats as a candidate for the
-    full check.
+    instances with equal shape ``(n, m)`` and weights, or, for a batch
+    solver that takes mixed shapes (:func:`mixes_shapes`: CEEI), per group
+    of similar size padded to a common shape (:func:`padded_groups`);
+    ``None`` for an instance the batch cannot answer (no batch solver for
+    the policy or the mode, or not converged), which the caller treats as a
+    candidate for the full check.
 
     Each member is solved as :meth:`._common.Evaluator.numeric` would solve
     it alone, up to rounding (every batch solver treats its members as
@@ -98,14 +100,82 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
     if solve is None:
         return out
     _MEMO.clear()
-    for idxs, members, D, R, caps in shape_groups(instances):
-        if len(members) == 1:
-            R = R[0]
-        x, ok = run_batch(solve, D, R, members[0].weights, caps)
+    if mixes_shapes(solve):
+        groups = padded_groups(instances)
+    else:
+        groups = [(idxs, D, R[0] if len(members) == 1 else R, members[0].weights, caps)
+                  for idxs, members, D, R, caps in shape_groups(instances)]
+    for idxs, D, R, w, caps in groups:
+        x, ok = run_batch(solve, D, R, w, caps)
         for row, i, good in zip(x, idxs, ok, strict=True):
             if good:
-                out[i] = row
-                _MEMO[id(instances[i])] = (instances[i], policy.label, mode, row)
+                x_i = row[:instances[i].n]
+                out[i] = x_i
+                _MEMO[id(instances[i])] = (instances[i], policy.label, mode, x_i)
+    return out
+
+
+def mixes_shapes(solver: Any) -> bool:
+    """True for a batch solver whose members may differ in shape (padded
+    with users capped at 0 and resources nobody demands) and weights
+    (``(K, n)``): its ``mixed_shapes`` attribute
+    (:class:`models.ceei_newton.CEEIBatch`)."""
+    return bool(getattr(solver, "mixed_shapes", False))
+
+
+#: Users and resources of the smallest padded shape of
+#: :func:`padded_groups`: instances up to this size share one batch.
+PAD_FLOOR: int = 8
+
+
+def padded_groups(instances: Sequence[Instance]
+                  ) -> list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The instances in groups of similar size (users and resources each
+    up to :data:`PAD_FLOOR`, then within a factor 2: padding never more
+    than doubles a member), each padded to its largest shape ``(N, M)``:
+    ``(indices, demands (K, N, M), capacities (K, M), weights (K, N), caps
+    (K, N))``. A padded user has no demand, weight 1 and cap 0; a padded
+    resource capacity 1 and no demand."""
+    keys: dict[tuple[int, int], list[int]] = {}
+    for idx, inst in enumerate(instances):
+        key = ((max(inst.n, PAD_FLOOR) - 1).bit_length(), (max(inst.m, PAD_FLOOR) - 1).bit_length())
+        keys.setdefault(key, []).append(idx)
+    out = []
+    for idxs in keys.values():
+        members = [instances[i] for i in idxs]
+        N, M = max(inst.n for inst in members), max(inst.m for inst in members)
+        D, R = np.zeros((len(idxs), N, M)), np.ones((len(idxs), M))
+        w, caps = np.ones((len(idxs), N)), np.zeros((len(idxs), N))
+        for k, inst in enumerate(members):
+            D[k, :inst.n, :inst.m] = inst.demands
+            R[k, :inst.m] = inst.capacity
+            w[k, :inst.n] = inst.weights
+            caps[k, :inst.n] = inst.max_tasks
+        out.append((idxs, D, R, w, caps))
+    return out
+
+
+#: A padded group with its tasks (:func:`answered_groups`).
+AnsweredGroup = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def answered_groups(instances: Sequence[Instance], xs: Sequence[np.ndarray | None]) -> list[AnsweredGroup]:
+    """The instances the batch answered (``xs[k]`` not ``None``), in the
+    padded groups of :func:`padded_groups`, with their tasks: ``(indices,
+    tasks (K, N), real users (K, N), demands (K, N, M), capacities (K, M),
+    weights (K, N), caps (K, N))``. A screen compares a group's entries at
+    once, counting only the real users (``tasks`` 0 for the padded ones):
+    elementwise, each comparison is the one it makes on the instance alone."""
+    answered = [k for k, x in enumerate(xs) if x is not None]
+    out = []
+    for sub, D, R, w, caps in padded_groups([instances[k] for k in answered]):
+        idxs = np.array([answered[s] for s in sub], dtype=int)
+        n = np.array([instances[k].n for k in idxs])
+        real = np.arange(D.shape[1])[None, :] < n[:, None]
+        X = np.zeros(real.shape)
+        for row, k in enumerate(idxs):
+            X[row, :n[row]] = xs[k]
+        out.append((idxs, X, real, D, R, w, caps))
     return out
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from models import Instance, Policy
 from models.tolerances import COMPARE_ATOL
 
-from ._batch import forget, numeric_batch, remember, widened
+from ._batch import answered_groups, forget, numeric_batch, remember, widened
 from ._common import Evaluator, as_exact_str, leontief_tasks, numeric_below, relative_margin, show
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
@@ -76,9 +76,12 @@ class EnvyFreeness(Property):
                 flags.append(inst.n > 1 and bool(numeric_below(x[:, None], _envy_matrix(inst, x, mode)).any()))
             return np.array(flags, dtype=bool)
         xs = numeric_batch(policy, instances, mode)
-        return np.array([x is None or bool(numeric_below(widened(x, up=False)[:, None],
-                                                          _envy_matrix(inst, widened(x, up=True), mode)).any())
-                         for x, inst in zip(xs, instances, strict=True)], dtype=bool)
+        out = np.ones(len(instances), dtype=bool)  # not answered by the batch: the full check decides
+        for idxs, X, real, D, _, w, caps in answered_groups(instances, xs):
+            envied = _envy_many(D, w, caps, widened(X, up=True), mode)
+            pairs = real[:, :, None] & real[:, None, :] & ~np.eye(X.shape[1], dtype=bool)  # i envies another j
+            out[idxs] = (numeric_below(widened(X, up=False)[:, :, None], envied) & pairs).any(axis=(1, 2))
+        return out
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)
@@ -127,3 +130,14 @@ def _envy_matrix(instance: Instance, x: np.ndarray, mode: str) -> np.ndarray:
         out = np.floor(out + COMPARE_ATOL)
     np.fill_diagonal(out, -np.inf)
     return out
+
+
+def _envy_many(D: np.ndarray, w: np.ndarray, k: np.ndarray, x: np.ndarray, mode: str) -> np.ndarray:
+    """:func:`_envy_matrix` of a padded group of instances (demands (K, N,
+    M), weights, caps and tasks (K, N)) at once, entry by entry the same
+    numbers, without its diagonal: ``E[k, i, j]``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(D[:, :, None, :] > 0, D[:, None, :, :] / np.where(D > 0, D, 1.0)[:, :, None, :], np.inf)
+        out = ratio.min(axis=3) * (w[:, :, None] / w[:, None, :]) * x[:, None, :]
+    out = np.minimum(out, k[:, :, None])
+    return np.floor(out + COMPARE_ATOL) if mode == DISCRETE else out

@@ -9,8 +9,17 @@ import numpy as np
 
 from models import Instance, Policy
 
-from ._batch import numeric_batch, widened
-from ._common import Evaluator, as_exact_str, leontief_tasks, numeric_below, one_share_tasks_np, relative_margin, show
+from ._batch import answered_groups, numeric_batch, widened
+from ._common import (
+    Evaluator,
+    as_exact_str,
+    leontief_tasks,
+    leontief_tasks_np,
+    numeric_below,
+    one_share_tasks_np,
+    relative_margin,
+    show,
+)
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -58,8 +67,12 @@ class SharingIncentive(Property):
         """Batched screen (see :meth:`.base.Property.screen_many`): some
         user's widened-down tasks below its slice's tasks."""
         xs = numeric_batch(policy, instances, mode)
-        return np.array([x is None or bool(numeric_below(widened(x, up=False), one_share_tasks_np(inst, mode)).any())
-                         for x, inst in zip(xs, instances, strict=True)], dtype=bool)
+        out = np.ones(len(instances), dtype=bool)  # not answered by the batch: the full check decides
+        for idxs, X, real, D, R, w, caps in answered_groups(instances, xs):
+            frac = w / np.array([instances[k].weights.sum() for k in idxs])[:, None]  # one_share_tasks_np's slice
+            fair = leontief_tasks_np(D, frac[:, :, None] * R[:, None, :], caps, mode)
+            out[idxs] = (numeric_below(widened(X, up=False), fair) & real).any(axis=1)
+        return out
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)
