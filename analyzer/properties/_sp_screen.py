@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from models import Instance
-from models.filling_numeric import fill_shares
+from models.filling_numeric import fill_shares, last_max, last_sum
 
 from ._batch import is_filling, numeric_many
 from ._common import Evaluator, leontief_tasks_np, numeric_below
@@ -97,9 +97,9 @@ class Group:
         m = self.D.shape[2]
         cap = self.R[b]
         need = self.D[b, who]
-        dom = (need / cap).max(axis=1)
+        dom = last_max(need / cap)
         dirs = S[:, :m]
-        reports = dirs * cap * (dom * np.exp(S[:, m]) / dirs.max(axis=1))[:, None]
+        reports = dirs * cap * (dom * np.exp(S[:, m]) / last_max(dirs))[:, None]
         true_caps = self.K[b, who]
         rows = np.arange(N)
         D = self.D[b]
@@ -254,9 +254,9 @@ def grid_directions(prop: LieSearch, D: np.ndarray, R: np.ndarray) -> tuple[np.n
     fk = np.tile(f, m)
     singles = np.repeat(truth[:, None, :], m * len(f), axis=1)  # row j * len(f) + k
     singles[:, np.arange(m * len(f)), j] = np.where(need[:, j], truth[:, j] * fk,
-                                                   truth.max(axis=1)[:, None] * fk / 4)
+                                                   last_max(truth)[:, None] * fk / 4)
     S = np.concatenate([np.broadcast_to(grid, (U, *grid.shape)), singles], axis=1)
-    S = S / S.sum(axis=2, keepdims=True)
+    S = S / last_sum(S)[..., None]
     return S, np.all((S > 0) | ~need[:, None, :], axis=2)
 
 
