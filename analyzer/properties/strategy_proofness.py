@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from models import Instance, Policy
+from models.filling_numeric import last_any, last_sum
 
 from ._batch import is_filling, numeric_batch
 from ._common import Evaluator, as_exact_str, leontief_tasks, per_resource, show
@@ -243,8 +244,8 @@ class StrategyProofness(Property):
         singles[np.arange(m * len(f)), j] = np.where(need[j], truth[j] * fk, truth.max() * fk / 4)
         blocks.append(singles)
         S = np.vstack(blocks)
-        S = S / S.sum(axis=1, keepdims=True)
-        ok = np.all(S[:, need] > 0, axis=1)  # a needed resource is never zeroed
+        S = S / last_sum(S)[:, None]
+        ok = ~last_any(~(S[:, need] > 0))  # a needed resource is never zeroed
         return S[ok]
 
     # --------------------------------------------------------------- verify
