@@ -186,10 +186,10 @@ def _resource_levels(D: np.ndarray, R: np.ndarray, r: np.ndarray, k: np.ndarray,
     frozen ones; and (K, m) whether any active user uses the resource."""
     K, n, m = D.shape
     capped = active & has_cap
-    if not capped.any():  # no breakpoints: every resource fills at (R - base) / slope
+    if not np.count_nonzero(capped):  # no breakpoints: every resource fills at (R - base) / slope
         slope = np.einsum("kn,knm->km", np.where(active, r, 0.0), D)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(slope > 0, (R - base) / slope, np.inf), slope > 0
+        rising = slope > 0
+        return np.divide(R - base, slope, out=np.full((K, m), np.inf), where=rising), rising
     order, inc = _capped_order(capped, T)
     nmax = order.shape[1]
     rows = np.arange(K)[:, None]
@@ -225,7 +225,7 @@ def _unsaturated_end(tstar: np.ndarray, live: np.ndarray, active: np.ndarray, ha
     none does (only capped users left), the level at which they all reach
     their caps."""
     stuck = live & ~np.isfinite(tstar)
-    if not stuck.any():
+    if not np.count_nonzero(stuck):
         return tstar
     if not (has_cap | ~active)[stuck].all():  # cannot happen: every user uses some resource
         raise PolicyError("progressive filling is unbounded (a user demands nothing)")
@@ -239,8 +239,7 @@ def _freeze(stop: np.ndarray, cap_now: np.ndarray, tstar: np.ndarray, k: np.ndar
     round (no user left active: nobody reads it), their usage into ``base``
     (both updated in place). Returns the frozen and the capped users as
     sorted flat indices ``k * n + i``."""
-    with np.errstate(invalid="ignore"):  # members that are not live have level inf
-        got = np.where(cap_now, k, np.minimum(tstar[:, None] * r, k))
+    got = np.where(cap_now, k, np.minimum(tstar[:, None] * r, k))  # level inf (not live) * rate > 0: inf
     np.copyto(x, got, where=stop)
     flat = np.flatnonzero(stop)  # sorted by member
     if flat.size and not last:
@@ -258,6 +257,13 @@ def _uses(D: np.ndarray, sat: np.ndarray) -> np.ndarray:
     for j in sub.tolist():
         out |= sat[:, j, None] & (D[:, :, j] > 0)
     return out
+
+
+def _rows(a: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``a`` as floats broadcast to ``shape`` (itself when it has it: numpy's
+    ``broadcast_to`` costs more than a small fill's arithmetic)."""
+    a = np.asarray(a, dtype=float)
+    return a if a.shape == shape else np.broadcast_to(a, shape)
 
 
 def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, caps: np.ndarray,
@@ -287,9 +293,9 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
     """
     D = np.asarray(demands, dtype=float)
     K, n, m = D.shape
-    R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
-    r = np.ascontiguousarray(np.broadcast_to(np.asarray(rates, dtype=float), (K, n)))
-    k = np.ascontiguousarray(np.broadcast_to(np.asarray(caps, dtype=float), (K, n)))
+    R = _rows(capacity, (K, m))
+    r = np.ascontiguousarray(_rows(rates, (K, n)))
+    k = np.ascontiguousarray(_rows(caps, (K, n)))
     rows_D = D.reshape(K * n, m)  # the users of all members, flat (k * n + i)
     x = np.zeros((K, n))
     T = k / r  # level at which each user reaches its cap (inf if uncapped)
@@ -298,7 +304,7 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
     base = np.zeros((K, m))  # usage by frozen users
     saturated = np.zeros((K, m), dtype=bool)
     rounds: list[Round] = []
-    while active.any():
+    while np.count_nonzero(active):
         live = last_any(active)
         tj, rising = _resource_levels(D, R, r, k, T, active, has_cap, base, rtol)
         tj = np.where(saturated | ~rising, np.inf, tj)
@@ -308,10 +314,10 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
         sat_now = (tj <= lim) & ~saturated & live[:, None]
         cap_now = active & has_cap & (T <= lim)
         stop = cap_now
-        if sat_now.any():
+        if np.count_nonzero(sat_now):
             stop = stop | (active & _uses(D, sat_now))
         active &= ~stop
-        flat, capped = _freeze(stop, cap_now, tstar, k, r, rows_D, x, base, last=not active.any())
+        flat, capped = _freeze(stop, cap_now, tstar, k, r, rows_D, x, base, last=not np.count_nonzero(active))
         saturated |= sat_now
         rounds.append(Round(live=live, level=tstar, saturated=sat_now, frozen=flat, capped=capped, n=n))
     return x, rounds, saturated
@@ -333,12 +339,12 @@ def fill_shares(shares: np.ndarray, demands: np.ndarray, capacity: np.ndarray, w
     """
     D = np.asarray(demands, dtype=float)
     K, n, m = D.shape
-    R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
+    R = _rows(capacity, (K, m))
     c = np.asarray(shares, dtype=float)
     w = np.asarray(weights, dtype=float)
     zero = c == 0
     x, rounds, saturated = fill_levels(D, R, w / np.where(zero, 1.0, c), np.where(zero, 0.0, caps))
-    if not zero.any():
+    if not np.count_nonzero(zero):
         return x, rounds
     dom = last_max(D / R[:, None, :])
     left = np.where(saturated, 0.0, np.maximum(R - np.einsum("kn,knm->km", x, D), 0.0))
