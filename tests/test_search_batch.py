@@ -111,6 +111,27 @@ def test_strategy_proofness_grid_directions_equal_one_user_at_a_time() -> None:
     assert remembered == [prop.margin(pol, inst) for inst in insts]
 
 
+
+@pytest.mark.parametrize("policy", ["drf", "asset"])
+def test_strategy_proofness_liar_shares_are_the_whole_rows(policy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row-wise share function is evaluated on the liars' rows only (the
+    others are their members' own shares): the same true tasks, bit for
+    bit, as evaluating every row of every deviated instance."""
+    from analyzer.properties._sp_screen import fill_for
+
+    prop = get_property("strategy-proofness")
+    cell = make_cell(policy, "strategy-proofness", 400, 0, "weights,caps,zeros", "continuous")
+    insts = [inst for inst in (cell.at(p)[1] for p in range(100, 400)) if (inst.n, inst.m) == (3, 2)]
+    insts = [inst for inst in insts if np.array_equal(inst.weights, insts[0].weights)]
+    ev = Evaluator(policy)
+    group = prop._group(ev, insts, np.stack([ev.numeric(inst) for inst in insts]))
+    b, who, S, _ = group.grid()
+    assert len(insts) > 3 and len(b) > 100
+    liar_rows = group.true_tasks(b, who, S)
+    monkeypatch.setattr(type(ev.policy), "rowwise_capacity", False)
+    group.fill = fill_for(ev, insts)
+    assert liar_rows.tobytes() == group.true_tasks(b, who, S).tobytes()
+
 def test_strategy_proofness_margin_memo_stays_bounded_without_lookups(monkeypatch) -> None:
     """Screens that never ask for a margin (a search's top-up, a table
     without margins) do not keep every screened instance alive: the memo is

@@ -50,9 +50,9 @@ class LieSearch(Protocol):
 #: A paying report: relative gain, user, report row ``(direction, log c)``.
 Found = tuple[float, int, np.ndarray]
 #: Fills a batch of deviated instances: demands (N, n, m), capacities
-#: (N, m), caps (N, n) and the group member each row belongs to; returns
-#: the tasks (N, n).
-Fill = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: (N, m), caps (N, n), the group member each row belongs to and the user
+#: whose demand differs from that member's; returns the tasks (N, n).
+Fill = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,8 @@ class KeyedFill:
     key: tuple[str, str, str]
     run: Fill
 
-    def __call__(self, D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return self.run(D, cap, Kc, b)
+    def __call__(self, D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
+        return self.run(D, cap, Kc, b, who)
 
 #: Candidate reports per user that go to the exact re-check.
 KEEP = 3
@@ -106,7 +106,7 @@ class Group:
         D[rows, who, :] = reports
         Kc = self.K[b]
         Kc[rows, who] = report_caps(need, reports, true_caps)
-        filled = self.fill(D, cap, Kc, b)
+        filled = self.fill(D, cap, Kc, b, who)
         return leontief_tasks_np(need, filled[rows, who][:, None] * reports, true_caps, self.mode)
 
     def gains(self, b: np.ndarray, who: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -267,13 +267,23 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
     solver or own solver per member (:func:`._batch.numeric_many`)."""
     if ev.mode == CONTINUOUS and is_filling(ev.policy):
         policy, w = ev.policy, insts[0].weights
+        truth: list[np.ndarray] = []  # the members' own shares of one task, once computed
 
-        def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
-            return fill_shares(policy.shares_batch(D, cap), D, cap, w, Kc)[0]
+        def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
+            if not policy.rowwise_capacity:
+                return fill_shares(policy.shares_batch(D, cap), D, cap, w, Kc)[0]
+            # a row-wise share function: only the liar's row differs from its member's (same numbers)
+            if not truth:
+                truth.append(policy.shares_batch(np.stack([i.demands for i in insts]),
+                                                 np.stack([i.capacity for i in insts])))
+            rows = np.arange(len(b))
+            c = truth[0][b]
+            c[rows, who] = policy.shares_batch(D[rows, who][:, None, :], cap)[:, 0]
+            return fill_shares(c, D, cap, w, Kc)[0]
 
         return KeyedFill(("filling", policy.label, ev.mode), filling)
 
-    def one_by_one(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def one_by_one(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
         out = np.empty(D.shape[:2])
         for k in np.unique(b).tolist():
             sel = b == k
