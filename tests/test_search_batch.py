@@ -132,6 +132,27 @@ def test_strategy_proofness_liar_shares_are_the_whole_rows(policy: str, monkeypa
     group.fill = fill_for(ev, insts)
     assert liar_rows.tobytes() == group.true_tasks(b, who, S).tobytes()
 
+
+def test_strategy_proofness_random_directions_equal_one_user_at_a_time() -> None:
+    """Four or more resources: every user's candidates drawn for a whole
+    group (zero demands included) are the per-user candidates, bit for bit,
+    each member's generator seeded as a group of one seeds it."""
+    from analyzer.properties._sp_screen import seeds
+
+    prop = get_property("strategy-proofness")
+    cell = make_cell("drf", "strategy-proofness", 400, 0, "zeros", "continuous")
+    insts = [inst for inst in (cell.at(p)[1] for p in range(100, 400)) if (inst.n, inst.m) == (3, 4)]
+    assert len(insts) > 3 and any((inst.demands == 0).any() for inst in insts)
+    ev = Evaluator("drf")
+    b, who, S, _ = prop._group(ev, insts, np.stack([ev.numeric(inst) for inst in insts])).grid()
+    rows = []
+    for inst in insts:
+        rng = np.random.default_rng(prop.seed)
+        rows += [prop._candidates(inst, i, rng, False) for i in range(inst.n)]
+    assert S.tobytes() == np.vstack(rows).tobytes()
+    same = np.random.Generator(np.random.PCG64(seeds(7)))
+    assert same.random(4).tolist() == np.random.default_rng(7).random(4).tolist()
+
 def test_strategy_proofness_margin_memo_stays_bounded_without_lookups(monkeypatch) -> None:
     """Screens that never ask for a margin (a search's top-up, a table
     without margins) do not keep every screened instance alive: the memo is

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 
 from models import Instance
-from models.filling_numeric import fill_shares, last_max, last_sum
+from models.filling_numeric import fill_shares, last_any, last_max, last_sum
 
 from ._batch import is_filling, numeric_many
 from ._common import Evaluator, leontief_tasks_np, numeric_below
@@ -40,6 +41,7 @@ class LieSearch(Protocol):
     refine: int
     grid2: int
     grid3: int
+    samples: int
     singles: tuple[float, ...]
     scales: tuple[float, ...]
 
@@ -83,7 +85,7 @@ class Group:
         self.K = np.stack([inst.max_tasks for inst in insts]).astype(float)
         self.scale = np.maximum(np.abs(self.X), 1.0)
         self.users = self.X < self.K  # a capped user cannot gain
-        self.rngs = [np.random.default_rng(prop.seed) for _ in insts]
+        self.rngs = [np.random.Generator(np.random.PCG64(seeds(prop.seed))) for _ in insts]  # default_rng(seed)'s
         #: What the grid's numbers depend on besides the instance.
         self.key = (prop.params(), scaled, mode, fill_key(fill))
 
@@ -118,12 +120,15 @@ class Group:
         """Every candidate report of every user who might gain, in member
         and user order: member, user, report row and gain."""
         m = self.D.shape[2]
-        if m <= 3 and not self.scaled:  # no random directions, scale 1: all users' candidates at once
+        if not self.scaled:  # scale 1: all users' candidates at once
             b, who = np.nonzero(self.users)
-            S, ok = grid_directions(self.prop, self.D[b, who], self.R[b])
-            count = ok.sum(axis=1)
-            b, who = np.repeat(b, count), np.repeat(who, count)
-            S = np.hstack([S[ok], np.zeros((len(b), 1))])
+            if m <= 3:  # no random directions
+                S, ok = grid_directions(self.prop, self.D[b, who], self.R[b])
+                count = ok.sum(axis=1)
+                b, who, S = np.repeat(b, count), np.repeat(who, count), S[ok]
+            else:
+                b, who, S = self.random_directions(b, who)
+            S = np.hstack([S, np.zeros((len(b), 1))])
             return b, who, S, self.gains(b, who, S)
         bs, ws, Ss = [], [], []
         for k, inst in enumerate(self.insts):
@@ -137,6 +142,31 @@ class Group:
             return np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty((0, m + 1)), np.empty(0)
         b, who, S = np.concatenate(bs), np.concatenate(ws), np.vstack(Ss)
         return b, who, S, self.gains(b, who, S)
+
+    def random_directions(self, b: np.ndarray, who: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`~.strategy_proofness.StrategyProofness._directions` of the
+        users ``who`` of members ``b`` (four or more resources), the same
+        numbers: each user's random directions drawn from its member's
+        generator in user order, the rest computed for all at once. Returns
+        the member, the user and the direction of every kept row."""
+        prop, m = self.prop, self.D.shape[2]
+        D = self.D[b, who]
+        need = D > 0
+        singles = single_directions(prop, D, self.R[b])
+        blocks: list[np.ndarray] = []
+        for u, (k, full) in enumerate(zip(b.tolist(), need.all(axis=1).tolist(), strict=True)):
+            blocks.append(self.rngs[k].dirichlet(np.ones(m), size=prop.samples))
+            if not full:  # also with the unneeded resources left out
+                blocks.append(np.where(need[u], self.rngs[k].dirichlet(np.ones(m), size=prop.samples // 2), 0.0))
+            blocks.append(singles[u])
+        if not blocks:
+            return b, who, np.empty((0, m))
+        S = np.vstack(blocks)
+        S = S / last_sum(S)[:, None]
+        row = np.repeat(np.arange(len(b)), prop.samples + np.where(need.all(axis=1), 0, prop.samples // 2)
+                        + singles.shape[1])
+        ok = ~last_any(~((S > 0) | ~need[row]))  # a needed resource is never zeroed
+        return b[row[ok]], who[row[ok]], S[ok]
 
     def best_margins(self, grid: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """Per member: minus the largest relative gain on the grid (``inf``
@@ -234,6 +264,14 @@ def remembered_margin(inst: Instance, key: tuple[object, ...]) -> float | None:
     return hit[2]
 
 
+@lru_cache(maxsize=8)
+def seeds(seed: int) -> np.random.SeedSequence:
+    """The seed sequence of ``np.random.default_rng(seed)``, made once: a
+    generator on it draws the same numbers, at half the cost of making one
+    (every member of every group gets its own)."""
+    return np.random.SeedSequence(seed)
+
+
 def fill_key(fill: Fill) -> object:
     """What identifies a fill's numbers: the policy and mode it fills for."""
     return fill.key if isinstance(fill, KeyedFill) else None
@@ -247,17 +285,26 @@ def grid_directions(prop: LieSearch, D: np.ndarray, R: np.ndarray) -> tuple[np.n
     (a needed resource is never zeroed)."""
     U, m = D.shape
     need = D > 0
-    truth = D / R
     grid = simplex_grid(m, prop.grid2 if m == 2 else prop.grid3)
+    S = np.concatenate([np.broadcast_to(grid, (U, *grid.shape)), single_directions(prop, D, R)], axis=1)
+    S = S / last_sum(S)[..., None]
+    return S, np.all((S > 0) | ~need[:, None, :], axis=2)
+
+
+def single_directions(prop: LieSearch, D: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """The candidate directions of users with demands ``D`` (U, m) and
+    capacities ``R`` that scale one coordinate of the truth by each single
+    factor (an unneeded one set to a factor / 4 of the top share), before
+    normalisation: (U, m * len(singles), m), row ``j * len(singles) + k``."""
+    m = D.shape[1]
+    need = D > 0
+    truth = D / R
     f = np.asarray(prop.singles, dtype=float)
     j = np.repeat(np.arange(m), len(f))
     fk = np.tile(f, m)
-    singles = np.repeat(truth[:, None, :], m * len(f), axis=1)  # row j * len(f) + k
-    singles[:, np.arange(m * len(f)), j] = np.where(need[:, j], truth[:, j] * fk,
-                                                   last_max(truth)[:, None] * fk / 4)
-    S = np.concatenate([np.broadcast_to(grid, (U, *grid.shape)), singles], axis=1)
-    S = S / last_sum(S)[..., None]
-    return S, np.all((S > 0) | ~need[:, None, :], axis=2)
+    singles = np.repeat(truth[:, None, :], m * len(f), axis=1)
+    singles[:, np.arange(m * len(f)), j] = np.where(need[:, j], truth[:, j] * fk, last_max(truth)[:, None] * fk / 4)
+    return singles
 
 
 def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
