@@ -153,6 +153,17 @@ def test_strategy_proofness_random_directions_equal_one_user_at_a_time() -> None
     same = np.random.Generator(np.random.PCG64(seeds(7)))
     assert same.random(4).tolist() == np.random.default_rng(7).random(4).tolist()
 
+
+def test_report_caps_of_uncapped_liars_keep_the_shape() -> None:
+    """Nobody capped: every reported cap is inf, in the shape the formula
+    broadcasts to (one liar's many reports, or one report a liar)."""
+    from analyzer.properties._lie_reports import report_caps
+
+    need, reports = np.array([[1.0, 2.0, 0.0]]), np.linspace(0.1, 1.0, 15).reshape(5, 3)
+    assert report_caps(need, reports, np.array([np.inf])).tolist() == [np.inf] * 5
+    assert report_caps(need, reports, np.array([2.0])).tolist() == (2.0 * (need / reports)[:, :2].max(axis=1)).tolist()
+    assert report_caps(reports, reports, np.full(5, np.inf)).shape == (5,)
+
 def test_strategy_proofness_margin_memo_stays_bounded_without_lookups(monkeypatch) -> None:
     """Screens that never ask for a margin (a search's top-up, a table
     without margins) do not keep every screened instance alive: the memo is

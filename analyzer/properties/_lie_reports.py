@@ -49,6 +49,8 @@ def denominators() -> list[int]:
 
 def report_caps(need: np.ndarray, reports: np.ndarray, caps: np.ndarray) -> np.ndarray:
     """The liar's reported cap: ``k_i max_{j: d_ij > 0} d_ij / d'_j`` (rows)."""
+    if not np.isfinite(caps).any():  # nobody capped (the common case): nothing to compute
+        return np.full(np.broadcast_shapes(np.shape(caps), np.broadcast_shapes(need.shape, reports.shape)[:-1]), np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = last_max(np.where(need > 0, need / np.where(reports > 0, reports, 1.0), 0.0))
         return np.where(np.isfinite(caps), caps * ratio, np.inf)

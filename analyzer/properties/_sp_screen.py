@@ -79,7 +79,7 @@ class Group:
     def __init__(self, prop: LieSearch, insts: Sequence[Instance], X: np.ndarray, fill: Fill,
                  scaled: bool, mode: str) -> None:
         self.prop, self.insts, self.fill, self.scaled, self.mode = prop, list(insts), fill, scaled, mode
-        self.X = np.asarray(X, dtype=float)
+        self.X = np.ascontiguousarray(X, dtype=float)
         self.D = np.stack([inst.demands for inst in insts]).astype(float)
         self.R = np.stack([inst.capacity for inst in insts]).astype(float)
         self.K = np.stack([inst.max_tasks for inst in insts]).astype(float)
@@ -96,24 +96,27 @@ class Group:
         N = len(S)
         if N == 0:
             return np.empty(0)
-        m = self.D.shape[2]
-        cap = self.R[b]
-        need = self.D[b, who]
+        # copies by np.take on flat indices: 3-10x numpy's fancy indexing of these small arrays
+        B, n, m = self.D.shape
+        user = b * n + who  # the liar among all members' users
+        cap = self.R.take(b, axis=0)
+        need = self.D.reshape(B * n, m).take(user, axis=0)
         dom = last_max(need / cap)
         dirs = S[:, :m]
         reports = dirs * cap * (dom * np.exp(S[:, m]) / last_max(dirs))[:, None]
-        true_caps = self.K[b, who]
-        rows = np.arange(N)
-        D = self.D[b]
-        D[rows, who, :] = reports
-        Kc = self.K[b]
-        Kc[rows, who] = report_caps(need, reports, true_caps)
+        true_caps = self.K.take(user)
+        liar = np.arange(N) * n + who  # the liar among the deviated instances' users
+        D = self.D.take(b, axis=0)
+        D.reshape(N * n, m)[liar] = reports
+        Kc = self.K.take(b, axis=0)
+        Kc.reshape(N * n)[liar] = report_caps(need, reports, true_caps)
         filled = self.fill(D, cap, Kc, b, who)
-        return leontief_tasks_np(need, filled[rows, who][:, None] * reports, true_caps, self.mode)
+        return leontief_tasks_np(need, filled.take(liar)[:, None] * reports, true_caps, self.mode)
 
     def gains(self, b: np.ndarray, who: np.ndarray, S: np.ndarray) -> np.ndarray:
         """Relative gains of the reports (see :meth:`true_tasks`)."""
-        return (self.true_tasks(b, who, S) - self.X[b, who]) / self.scale[b, who]
+        user = b * self.D.shape[1] + who
+        return (self.true_tasks(b, who, S) - self.X.take(user)) / self.scale.take(user)
 
     # ----------------------------------------------------------------- grid
     def grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -323,9 +326,10 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
             if not truth:
                 truth.append(policy.shares_batch(np.stack([i.demands for i in insts]),
                                                  np.stack([i.capacity for i in insts])))
-            rows = np.arange(len(b))
-            c = truth[0][b]
-            c[rows, who] = policy.shares_batch(D[rows, who][:, None, :], cap)[:, 0]
+            N, n, m = D.shape
+            liar = np.arange(N) * n + who
+            c = truth[0].take(b, axis=0)
+            c.reshape(N * n)[liar] = policy.shares_batch(D.reshape(N * n, m).take(liar, axis=0)[:, None, :], cap)[:, 0]
             return fill_shares(c, D, cap, w, Kc)[0]
 
         return KeyedFill(("filling", policy.label, ev.mode), filling)
