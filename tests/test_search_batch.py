@@ -164,6 +164,36 @@ def test_report_caps_of_uncapped_liars_keep_the_shape() -> None:
     assert report_caps(need, reports, np.array([2.0])).tolist() == (2.0 * (need / reports)[:, :2].max(axis=1)).tolist()
     assert report_caps(reports, reports, np.full(5, np.inf)).shape == (5,)
 
+
+@pytest.mark.parametrize("policy", ["drf", "asset"])
+def test_strategy_proofness_padded_group_is_each_member_alone(policy: str) -> None:
+    """Members with different numbers of users and weights screened in one
+    group (users padded) get exactly the numbers of a group of one: every
+    paying report, its gain and row, and the grid margin."""
+    from analyzer.properties._sp_screen import group_key
+
+    prop = get_property("strategy-proofness")
+    cell = make_cell(policy, "strategy-proofness", 600, 0, "weights,caps,zeros", "continuous")
+    ev = Evaluator(policy)
+    insts = [inst for inst in (cell.at(p)[1] for p in range(100, 600)) if inst.m == 3][:60]
+    assert len({group_key(ev.policy, inst) for inst in insts}) == 1 and len({inst.n for inst in insts}) > 2
+    assert len({inst.weights.tobytes() for inst in insts}) > 2 and any(inst.capped for inst in insts)
+    group = prop._group(ev, insts, [ev.numeric(inst) for inst in insts])
+    alone = [prop._group(ev, [inst], ev.numeric(inst)[None]) for inst in insts]
+    assert group.best_margins().tolist() == [g.best_margins()[0] for g in alone]
+    for found, single in zip(group.screen(), (g.screen()[0] for g in alone), strict=True):
+        assert [(g, i, S.tobytes()) for g, i, S in found] == [(g, i, S.tobytes()) for g, i, S in single]
+    # the compass refinement from every user's first candidate (fresh generators)
+    group = prop._group(ev, insts, [ev.numeric(inst) for inst in insts])
+    b, who, S, _ = group.grid()
+    first = np.flatnonzero(np.r_[True, (np.diff(b) != 0) | (np.diff(who) != 0)])
+    gains, rows = group.refine(b[first], who[first], S[first])
+    for k, inst in enumerate(insts):
+        one = prop._group(ev, [inst], ev.numeric(inst)[None])
+        mine = first[b[first] == k]
+        g1, r1 = one.refine(np.zeros(len(mine), dtype=int), who[mine], S[mine])
+        assert (g1.tobytes(), r1.tobytes()) == (gains[b[first] == k].tobytes(), rows[b[first] == k].tobytes())
+
 def test_strategy_proofness_margin_memo_stays_bounded_without_lookups(monkeypatch) -> None:
     """Screens that never ask for a margin (a search's top-up, a table
     without margins) do not keep every screened instance alive: the memo is

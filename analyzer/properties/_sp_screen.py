@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
-from models import Instance
+from models import Instance, Policy
+from models.filling import FillingPolicy
 from models.filling_numeric import fill_shares, last_any, last_max, last_sum
 
 from ._batch import is_filling, numeric_many
@@ -73,16 +74,20 @@ KEEP = 3
 
 
 class Group:
-    """Instances of equal shape ``(n, m)`` and weights, with their numeric
-    allocations ``X`` (B, n), screened together."""
+    """Instances with their numeric allocations ``X`` (one row per member),
+    screened together: of equal shape ``(n, m)`` and weights, or, for a
+    row-wise share function on two or more resources (:func:`group_key`),
+    of equal ``m``, the members with fewer users padded to the most
+    (:func:`padded`)."""
 
-    def __init__(self, prop: LieSearch, insts: Sequence[Instance], X: np.ndarray, fill: Fill,
+    def __init__(self, prop: LieSearch, insts: Sequence[Instance], X: Sequence[np.ndarray] | np.ndarray, fill: Fill,
                  scaled: bool, mode: str) -> None:
         self.prop, self.insts, self.fill, self.scaled, self.mode = prop, list(insts), fill, scaled, mode
-        self.X = np.ascontiguousarray(X, dtype=float)
-        self.D = np.stack([inst.demands for inst in insts]).astype(float)
+        n = max(inst.n for inst in insts)
+        self.X = padded(X, n, 0.0)
+        self.D = padded([inst.demands for inst in insts], n, 1.0)
         self.R = np.stack([inst.capacity for inst in insts]).astype(float)
-        self.K = np.stack([inst.max_tasks for inst in insts]).astype(float)
+        self.K = padded([inst.max_tasks for inst in insts], n, 0.0)
         self.scale = np.maximum(np.abs(self.X), 1.0)
         self.users = self.X < self.K  # a capped user cannot gain
         self.rngs = [np.random.Generator(np.random.PCG64(seeds(prop.seed))) for _ in insts]  # default_rng(seed)'s
@@ -275,6 +280,28 @@ def seeds(seed: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
+def padded(rows: Sequence[np.ndarray] | np.ndarray, n: int, value: float) -> np.ndarray:
+    """Per-member user arrays (n_k, ...) stacked as floats, each padded to
+    ``n`` users with ``value``. A padded user (demand 1, cap 0, weight 1,
+    share 1) is frozen at 0 tasks from the start of every filling and adds
+    exact zeros after the real users' terms to every sum over users (in
+    numpy's order over users, one after the other, on two or more
+    resources): the real users' numbers are those of their own members."""
+    out = np.full((len(rows), n, *np.shape(rows[0])[1:]), value)
+    for k, a in enumerate(rows):
+        out[k, :len(a)] = a
+    return out
+
+
+def group_key(policy: Policy, inst: Instance) -> tuple[int, int, bytes]:
+    """The group an instance is screened in: its number of resources for a
+    row-wise share function (``rowwise_capacity``) on two or more resources
+    (users padded, weights per member), else its shape and weights."""
+    if getattr(policy, "rowwise_capacity", False) and inst.m >= 2:
+        return (0, inst.m, b"")
+    return (inst.n, inst.m, inst.weights.tobytes())
+
+
 def fill_key(fill: Fill) -> object:
     """What identifies a fill's numbers: the policy and mode it fills for."""
     return fill.key if isinstance(fill, KeyedFill) else None
@@ -316,21 +343,24 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
     (its members share their weights), otherwise the policy's batch
     solver or own solver per member (:func:`._batch.numeric_many`)."""
     if ev.mode == CONTINUOUS and is_filling(ev.policy):
-        policy, w = ev.policy, insts[0].weights
-        truth: list[np.ndarray] = []  # the members' own shares of one task, once computed
+        policy = cast(FillingPolicy, ev.policy)
+        n = max(inst.n for inst in insts)
+        W = padded([inst.weights for inst in insts], n, 1.0)
+        truth: list[np.ndarray] = []  # the members' own shares of one task (padded users: 1), once computed
 
         def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
-            if not policy.rowwise_capacity:
-                return fill_shares(policy.shares_batch(D, cap), D, cap, w, Kc)[0]
+            if not policy.rowwise_capacity:  # a group of equal shapes (group_key)
+                return fill_shares(policy.shares_batch(D, cap), D, cap, W.take(b, axis=0), Kc)[0]
             # a row-wise share function: only the liar's row differs from its member's (same numbers)
             if not truth:
-                truth.append(policy.shares_batch(np.stack([i.demands for i in insts]),
-                                                 np.stack([i.capacity for i in insts])))
-            N, n, m = D.shape
+                own = policy.shares_batch(padded([i.demands for i in insts], n, 1.0),
+                                          np.stack([i.capacity for i in insts]))
+                truth.append(np.where(np.arange(n) < np.array([[i.n] for i in insts]), own, 1.0))
+            N, _, m = D.shape
             liar = np.arange(N) * n + who
             c = truth[0].take(b, axis=0)
             c.reshape(N * n)[liar] = policy.shares_batch(D.reshape(N * n, m).take(liar, axis=0)[:, None, :], cap)[:, 0]
-            return fill_shares(c, D, cap, w, Kc)[0]
+            return fill_shares(c, D, cap, W.take(b, axis=0), Kc)[0]
 
         return KeyedFill(("filling", policy.label, ev.mode), filling)
 

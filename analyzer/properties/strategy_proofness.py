@@ -14,7 +14,7 @@ from models.filling_numeric import last_any, last_sum
 from ._batch import is_filling, numeric_batch
 from ._common import Evaluator, as_exact_str, leontief_tasks, per_resource, show
 from ._lie_reports import denominators, exact_report, lie_instance, simplex_grid
-from ._sp_screen import Group, fill_for, fill_key, remembered_margin
+from ._sp_screen import Group, fill_for, fill_key, group_key, remembered_margin
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors applied to one coordinate of the true demand (inflating or
@@ -167,7 +167,7 @@ class StrategyProofness(Property):
         return (self.grid2, self.grid3, self.samples, self.refine, self.seed, self.light, self.singles, self.scales,
                 self._light)
 
-    def _group(self, ev: Evaluator, instances: Sequence[Instance], X: np.ndarray) -> Group:
+    def _group(self, ev: Evaluator, instances: Sequence[Instance], X: Sequence[np.ndarray] | np.ndarray) -> Group:
         """The search of this property (or its light version) on instances of
         one shape and weights with numeric allocations ``X``."""
         return Group(self._for(ev), instances, X, fill_for(ev, instances), _scaled(ev), ev.mode)
@@ -200,10 +200,10 @@ class StrategyProofness(Property):
         groups: dict[tuple[int, int, bytes], list[int]] = {}
         for k, inst in enumerate(instances):
             if _searchable(ev, inst):
-                groups.setdefault((inst.n, inst.m, inst.weights.tobytes()), []).append(k)
+                groups.setdefault(group_key(ev.policy, inst), []).append(k)
         for ks in groups.values():
             members = [instances[k] for k in ks]
-            X = np.stack([x if (x := xs[k]) is not None else ev.numeric(instances[k]) for k in ks])
+            X = [x if (x := xs[k]) is not None else ev.numeric(instances[k]) for k in ks]
             found = self._group(ev, members, X).screen()
             flags[ks] = [bool(f) for f in found]
         return flags
