@@ -3,7 +3,9 @@ NSDI 2011, Section 3): every phase of the search of
 :class:`~analyzer.properties.strategy_proofness.StrategyProofness` -- the
 grid of candidate reports, the compass refinement of each user's best
 report and the final re-evaluation -- runs on all the instances of a group
-(equal shape and weights) in one vectorised fill per phase or round.
+(equal shape and weights; for DRF, asset fairness and every row-wise share
+function, equal number of resources, users padded: :func:`group_key`) in
+one vectorised fill per phase or round.
 
 Every instance gets exactly the numbers a group of one would give it: its
 reports, their fills and every comparison are row-wise computations (a
@@ -340,8 +342,9 @@ def single_directions(prop: LieSearch, D: np.ndarray, R: np.ndarray) -> np.ndarr
 def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
     """How a group's deviated instances are filled: one vectorised
     progressive filling for the filling family in the continuous setting
-    (its members share their weights), otherwise the policy's batch
-    solver or own solver per member (:func:`._batch.numeric_many`)."""
+    (each member with its own weights, users padded as :class:`Group`
+    pads them), otherwise the policy's batch solver or own solver per
+    member (:func:`._batch.numeric_many`)."""
     if ev.mode == CONTINUOUS and is_filling(ev.policy):
         policy = cast(FillingPolicy, ev.policy)
         n = max(inst.n for inst in insts)

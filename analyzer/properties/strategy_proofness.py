@@ -169,7 +169,8 @@ class StrategyProofness(Property):
 
     def _group(self, ev: Evaluator, instances: Sequence[Instance], X: Sequence[np.ndarray] | np.ndarray) -> Group:
         """The search of this property (or its light version) on instances of
-        one shape and weights with numeric allocations ``X``."""
+        one group (:func:`~._sp_screen.group_key`) with numeric allocations
+        ``X`` (one row per instance)."""
         return Group(self._for(ev), instances, X, fill_for(ev, instances), _scaled(ev), ev.mode)
 
     def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
@@ -188,7 +189,7 @@ class StrategyProofness(Property):
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`): for the
         filling family in the continuous setting the searches of all the
-        instances of one shape and weights run together
+        instances of one group (:func:`~._sp_screen.group_key`) run together
         (:class:`~._sp_screen.Group`: every phase's reports of all of them
         filled in one vectorised batch, each instance getting the numbers
         of its own check); otherwise every instance is flagged."""
