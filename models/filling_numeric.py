@@ -105,6 +105,52 @@ def stages(rounds: list[Round], k: int) -> list[Stage]:
     return [r.stage(k) for r in rounds if r.live[k]]
 
 
+#: Reductions over a last axis at most this long run as a loop over its
+#: columns (:func:`last_max`): numpy's reduce along a short contiguous axis
+#: costs 10-20x the elementwise ufunc of its columns.
+SHORT_AXIS = 16
+#: Sums over a last axis shorter than this run as a loop over its columns
+#: (:func:`last_sum`): numpy adds fewer than 8 contiguous terms one after
+#: the other (its pairwise summation starts at blocks of 8), which is the
+#: loop's order, so the numbers are the same.
+SEQUENTIAL_SUM = 8
+
+
+def _by_columns(a: np.ndarray, op: np.ufunc, longest: int) -> np.ndarray:
+    """``op.reduce(a, axis=-1)``: a loop over the columns when the last
+    axis has at most ``longest`` entries, else numpy's reduce."""
+    if a.shape[-1] > longest or a.shape[-1] == 0:
+        return np.asarray(op.reduce(a, axis=-1))
+    out = a[..., 0].copy()
+    for j in range(1, a.shape[-1]):
+        op(out, a[..., j], out=out)
+    return out
+
+
+def last_max(a: np.ndarray) -> np.ndarray:
+    """``a.max(axis=-1)``, the same numbers (an exact reduction), as a loop
+    over the columns when the axis is short (the resources of a batch of
+    instances)."""
+    return _by_columns(np.asarray(a), np.maximum, SHORT_AXIS)
+
+
+def last_min(a: np.ndarray) -> np.ndarray:
+    """``a.min(axis=-1)``, as :func:`last_max`."""
+    return _by_columns(np.asarray(a), np.minimum, SHORT_AXIS)
+
+
+def last_any(a: np.ndarray) -> np.ndarray:
+    """``a.any(axis=-1)`` of a boolean array, as :func:`last_max`."""
+    return _by_columns(np.asarray(a, dtype=bool), np.logical_or, SHORT_AXIS)
+
+
+def last_sum(a: np.ndarray) -> np.ndarray:
+    """``a.sum(axis=-1)`` of a float array, the same numbers, as a loop over
+    the columns when the axis is shorter than :data:`SEQUENTIAL_SUM`."""
+    a = np.asarray(a)
+    return _by_columns(a, np.add, SEQUENTIAL_SUM - 1 if a.dtype == np.float64 else 0)
+
+
 #: Members with at most this many users sort their capped users by a row-wise argsort.
 _ROW_SORT_USERS = 64
 
@@ -140,10 +186,10 @@ def _resource_levels(D: np.ndarray, R: np.ndarray, r: np.ndarray, k: np.ndarray,
     frozen ones; and (K, m) whether any active user uses the resource."""
     K, n, m = D.shape
     capped = active & has_cap
-    if not capped.any():  # no breakpoints: every resource fills at (R - base) / slope
+    if not np.count_nonzero(capped):  # no breakpoints: every resource fills at (R - base) / slope
         slope = np.einsum("kn,knm->km", np.where(active, r, 0.0), D)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(slope > 0, (R - base) / slope, np.inf), slope > 0
+        rising = slope > 0
+        return np.divide(R - base, slope, out=np.full((K, m), np.inf), where=rising), rising
     order, inc = _capped_order(capped, T)
     nmax = order.shape[1]
     rows = np.arange(K)[:, None]
@@ -179,7 +225,7 @@ def _unsaturated_end(tstar: np.ndarray, live: np.ndarray, active: np.ndarray, ha
     none does (only capped users left), the level at which they all reach
     their caps."""
     stuck = live & ~np.isfinite(tstar)
-    if not stuck.any():
+    if not np.count_nonzero(stuck):
         return tstar
     if not (has_cap | ~active)[stuck].all():  # cannot happen: every user uses some resource
         raise PolicyError("progressive filling is unbounded (a user demands nothing)")
@@ -187,22 +233,37 @@ def _unsaturated_end(tstar: np.ndarray, live: np.ndarray, active: np.ndarray, ha
 
 
 def _freeze(stop: np.ndarray, cap_now: np.ndarray, tstar: np.ndarray, k: np.ndarray, r: np.ndarray,
-            rows_D: np.ndarray, x: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            rows_D: np.ndarray, x: np.ndarray, base: np.ndarray, last: bool) -> tuple[np.ndarray, np.ndarray]:
     """Freeze the users ``stop`` (K, n) at level ``tstar`` (their cap when
-    ``cap_now``): their tasks go into ``x`` and their usage into ``base``
+    ``cap_now``): their tasks go into ``x`` and, unless this is the ``last``
+    round (no user left active: nobody reads it), their usage into ``base``
     (both updated in place). Returns the frozen and the capped users as
     sorted flat indices ``k * n + i``."""
-    n = stop.shape[1]
+    got = np.where(cap_now, k, np.minimum(tstar[:, None] * r, k))  # level inf (not live) * rate > 0: inf
+    np.copyto(x, got, where=stop)
     flat = np.flatnonzero(stop)  # sorted by member
-    kk = flat // n
-    capped = cap_now.reshape(-1)[flat]
-    kf = k.reshape(-1)[flat]
-    got = np.where(capped, kf, np.minimum(tstar[kk] * r.reshape(-1)[flat], kf))
-    x.reshape(-1)[flat] = got
-    if flat.size:
+    if flat.size and not last:
+        kk = flat // stop.shape[1]
         starts = np.flatnonzero(np.r_[True, kk[1:] != kk[:-1]])
-        base[kk[starts]] += np.add.reduceat(got[:, None] * rows_D[flat], starts, axis=0)
-    return flat, flat[capped]
+        base[kk[starts]] += np.add.reduceat(got.reshape(-1)[flat][:, None] * rows_D[flat], starts, axis=0)
+    return flat, np.flatnonzero(cap_now)  # cap_now is within stop
+
+def _uses(D: np.ndarray, sat: np.ndarray) -> np.ndarray:
+    """(K, n): whether each user demands some resource of ``sat`` (K, m)."""
+    sub = np.flatnonzero(np.ascontiguousarray(sat.T).any(axis=1))  # 5x sat.any(axis=0) on a few columns
+    if len(sub) > SHORT_AXIS:  # demands are >= 0: a user uses them iff its demand on them sums > 0
+        return np.einsum("knm,km->kn", D[:, :, sub], sat[:, sub].astype(float)) > 0
+    out = np.zeros(D.shape[:2], dtype=bool)
+    for j in sub.tolist():
+        out |= sat[:, j, None] & (D[:, :, j] > 0)
+    return out
+
+
+def _rows(a: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``a`` as floats broadcast to ``shape`` (itself when it has it: numpy's
+    ``broadcast_to`` costs more than a small fill's arithmetic)."""
+    a = np.asarray(a, dtype=float)
+    return a if a.shape == shape else np.broadcast_to(a, shape)
 
 
 def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, caps: np.ndarray,
@@ -232,9 +293,9 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
     """
     D = np.asarray(demands, dtype=float)
     K, n, m = D.shape
-    R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
-    r = np.ascontiguousarray(np.broadcast_to(np.asarray(rates, dtype=float), (K, n)))
-    k = np.ascontiguousarray(np.broadcast_to(np.asarray(caps, dtype=float), (K, n)))
+    R = _rows(capacity, (K, m))
+    r = np.ascontiguousarray(_rows(rates, (K, n)))
+    k = np.ascontiguousarray(_rows(caps, (K, n)))
     rows_D = D.reshape(K * n, m)  # the users of all members, flat (k * n + i)
     x = np.zeros((K, n))
     T = k / r  # level at which each user reaches its cap (inf if uncapped)
@@ -243,21 +304,20 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
     base = np.zeros((K, m))  # usage by frozen users
     saturated = np.zeros((K, m), dtype=bool)
     rounds: list[Round] = []
-    while active.any():
-        live = active.any(axis=1)
+    while np.count_nonzero(active):
+        live = last_any(active)
         tj, rising = _resource_levels(D, R, r, k, T, active, has_cap, base, rtol)
         tj = np.where(saturated | ~rising, np.inf, tj)
-        tstar = tj.min(axis=1)
+        tstar = last_min(tj)
         tstar = _unsaturated_end(tstar, live, active, has_cap, T)
         lim = (tstar * (1 + rtol))[:, None]
         sat_now = (tj <= lim) & ~saturated & live[:, None]
         cap_now = active & has_cap & (T <= lim)
         stop = cap_now
-        if sat_now.any():  # demands are >= 0: a user uses a saturated resource iff its demand on them sums > 0
-            sub = np.flatnonzero(sat_now.any(axis=0))
-            stop = stop | (active & (np.einsum("knm,km->kn", D[:, :, sub], sat_now[:, sub].astype(float)) > 0))
-        flat, capped = _freeze(stop, cap_now, tstar, k, r, rows_D, x, base)
+        if np.count_nonzero(sat_now):
+            stop = stop | (active & _uses(D, sat_now))
         active &= ~stop
+        flat, capped = _freeze(stop, cap_now, tstar, k, r, rows_D, x, base, last=not np.count_nonzero(active))
         saturated |= sat_now
         rounds.append(Round(live=live, level=tstar, saturated=sat_now, frozen=flat, capped=capped, n=n))
     return x, rounds, saturated
@@ -279,14 +339,14 @@ def fill_shares(shares: np.ndarray, demands: np.ndarray, capacity: np.ndarray, w
     """
     D = np.asarray(demands, dtype=float)
     K, n, m = D.shape
-    R = np.broadcast_to(np.asarray(capacity, dtype=float), (K, m))
+    R = _rows(capacity, (K, m))
     c = np.asarray(shares, dtype=float)
     w = np.asarray(weights, dtype=float)
     zero = c == 0
     x, rounds, saturated = fill_levels(D, R, w / np.where(zero, 1.0, c), np.where(zero, 0.0, caps))
-    if not zero.any():
+    if not np.count_nonzero(zero):
         return x, rounds
-    dom = (D / R[:, None, :]).max(axis=2)
+    dom = last_max(D / R[:, None, :])
     left = np.where(saturated, 0.0, np.maximum(R - np.einsum("kn,knm->km", x, D), 0.0))
     x2, rounds2, _ = fill_levels(D, left, w / dom, np.where(zero, caps, 0.0))
     return x + x2, rounds + [replace(st, phase=2) for st in rounds2]
@@ -302,4 +362,5 @@ def fill_numeric(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, c
     return x[0], stages(rounds, 0)
 
 
-__all__ = ["Round", "Stage", "fill_levels", "fill_numeric", "fill_shares", "stages"]
+__all__ = ["Round", "Stage", "fill_levels", "fill_numeric", "fill_shares", "last_any", "last_max", "last_min",
+           "last_sum", "stages"]

@@ -121,6 +121,13 @@ ENCLOSURE_START_RADIUS: float = 1e-20
 #: (:mod:`models.policies.slots`). Far above float roundoff (~1e-16).
 SLOT_EXACT_RTOL: float = 1e-9
 
+#: Float shares ``d_ij / R_j`` closer than this (relative) to a user's
+#: largest one may hide an exact tie or an exact order other than theirs;
+#: those pairs are compared in exact arithmetic, the others by their floats
+#: (a common dominant resource, :mod:`analyzer.properties._maxmin`). Far
+#: above float roundoff (~1e-16).
+DOMINANT_NEAR: float = 1e-9
+
 #: A convex-program answer whose objective is worse than that of a known
 #: feasible point by more than this (relative) is rejected as inaccurate.
 OBJECTIVE_RTOL: float = 1e-7

@@ -111,6 +111,89 @@ def test_strategy_proofness_grid_directions_equal_one_user_at_a_time() -> None:
     assert remembered == [prop.margin(pol, inst) for inst in insts]
 
 
+
+@pytest.mark.parametrize("policy", ["drf", "asset"])
+def test_strategy_proofness_liar_shares_are_the_whole_rows(policy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row-wise share function is evaluated on the liars' rows only (the
+    others are their members' own shares): the same true tasks, bit for
+    bit, as evaluating every row of every deviated instance."""
+    from analyzer.properties._sp_screen import fill_for
+
+    prop = get_property("strategy-proofness")
+    cell = make_cell(policy, "strategy-proofness", 400, 0, "weights,caps,zeros", "continuous")
+    insts = [inst for inst in (cell.at(p)[1] for p in range(100, 400)) if (inst.n, inst.m) == (3, 2)]
+    insts = [inst for inst in insts if np.array_equal(inst.weights, insts[0].weights)]
+    ev = Evaluator(policy)
+    group = prop._group(ev, insts, np.stack([ev.numeric(inst) for inst in insts]))
+    b, who, S, _ = group.grid()
+    assert len(insts) > 3 and len(b) > 100
+    liar_rows = group.true_tasks(b, who, S)
+    monkeypatch.setattr(type(ev.policy), "rowwise_capacity", False)
+    group.fill = fill_for(ev, insts)
+    assert liar_rows.tobytes() == group.true_tasks(b, who, S).tobytes()
+
+
+def test_strategy_proofness_random_directions_equal_one_user_at_a_time() -> None:
+    """Four or more resources: every user's candidates drawn for a whole
+    group (zero demands included) are the per-user candidates, bit for bit,
+    each member's generator seeded as a group of one seeds it."""
+    from analyzer.properties._sp_screen import seeds
+
+    prop = get_property("strategy-proofness")
+    cell = make_cell("drf", "strategy-proofness", 400, 0, "zeros", "continuous")
+    insts = [inst for inst in (cell.at(p)[1] for p in range(100, 400)) if (inst.n, inst.m) == (3, 4)]
+    assert len(insts) > 3 and any((inst.demands == 0).any() for inst in insts)
+    ev = Evaluator("drf")
+    b, who, S, _ = prop._group(ev, insts, np.stack([ev.numeric(inst) for inst in insts])).grid()
+    rows = []
+    for inst in insts:
+        rng = np.random.default_rng(prop.seed)
+        rows += [prop._candidates(inst, i, rng, False) for i in range(inst.n)]
+    assert S.tobytes() == np.vstack(rows).tobytes()
+    same = np.random.Generator(np.random.PCG64(seeds(7)))
+    assert same.random(4).tolist() == np.random.default_rng(7).random(4).tolist()
+
+
+def test_report_caps_of_uncapped_liars_keep_the_shape() -> None:
+    """Nobody capped: every reported cap is inf, in the shape the formula
+    broadcasts to (one liar's many reports, or one report a liar)."""
+    from analyzer.properties._lie_reports import report_caps
+
+    need, reports = np.array([[1.0, 2.0, 0.0]]), np.linspace(0.1, 1.0, 15).reshape(5, 3)
+    assert report_caps(need, reports, np.array([np.inf])).tolist() == [np.inf] * 5
+    assert report_caps(need, reports, np.array([2.0])).tolist() == (2.0 * (need / reports)[:, :2].max(axis=1)).tolist()
+    assert report_caps(reports, reports, np.full(5, np.inf)).shape == (5,)
+
+
+@pytest.mark.parametrize("policy", ["drf", "asset"])
+def test_strategy_proofness_padded_group_is_each_member_alone(policy: str) -> None:
+    """Members with different numbers of users and weights screened in one
+    group (users padded) get exactly the numbers of a group of one: every
+    paying report, its gain and row, and the grid margin."""
+    from analyzer.properties._sp_screen import group_key
+
+    prop = get_property("strategy-proofness")
+    cell = make_cell(policy, "strategy-proofness", 600, 0, "weights,caps,zeros", "continuous")
+    ev = Evaluator(policy)
+    insts = [inst for inst in (cell.at(p)[1] for p in range(100, 600)) if inst.m == 3][:60]
+    assert len({group_key(ev.policy, inst) for inst in insts}) == 1 and len({inst.n for inst in insts}) > 2
+    assert len({inst.weights.tobytes() for inst in insts}) > 2 and any(inst.capped for inst in insts)
+    group = prop._group(ev, insts, [ev.numeric(inst) for inst in insts])
+    alone = [prop._group(ev, [inst], ev.numeric(inst)[None]) for inst in insts]
+    assert group.best_margins().tolist() == [g.best_margins()[0] for g in alone]
+    for found, single in zip(group.screen(), (g.screen()[0] for g in alone), strict=True):
+        assert [(g, i, S.tobytes()) for g, i, S in found] == [(g, i, S.tobytes()) for g, i, S in single]
+    # the compass refinement from every user's first candidate (fresh generators)
+    group = prop._group(ev, insts, [ev.numeric(inst) for inst in insts])
+    b, who, S, _ = group.grid()
+    first = np.flatnonzero(np.r_[True, (np.diff(b) != 0) | (np.diff(who) != 0)])
+    gains, rows = group.refine(b[first], who[first], S[first])
+    for k, inst in enumerate(insts):
+        one = prop._group(ev, [inst], ev.numeric(inst)[None])
+        mine = first[b[first] == k]
+        g1, r1 = one.refine(np.zeros(len(mine), dtype=int), who[mine], S[mine])
+        assert (g1.tobytes(), r1.tobytes()) == (gains[b[first] == k].tobytes(), rows[b[first] == k].tobytes())
+
 def test_strategy_proofness_margin_memo_stays_bounded_without_lookups(monkeypatch) -> None:
     """Screens that never ask for a margin (a search's top-up, a table
     without margins) do not keep every screened instance alive: the memo is

@@ -19,6 +19,7 @@ import numpy as np
 from models import Allocation, Instance, Policy, get_policy
 from models.allocation import exact_str
 from models.batching import run_batch
+from models.filling_numeric import last_min
 from models.tolerances import (
     COMPARE_ATOL,
     COMPARE_RTOL,
@@ -140,7 +141,7 @@ def leontief_tasks(need: Sequence[Any], bundle: Sequence[Any], cap: Any, mode: s
 def leontief_tasks_np(need: np.ndarray, bundle: np.ndarray, caps: np.ndarray, mode: str) -> np.ndarray:
     """Vectorised :func:`leontief_tasks` over rows (shapes (..., m))."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(need > 0, bundle / np.where(need > 0, need, 1.0), np.inf).min(axis=-1)
+        t = last_min(np.where(need > 0, bundle / np.where(need > 0, need, 1.0), np.inf))
     t = np.minimum(t, caps)
     if mode == DISCRETE:
         t = np.floor(t + COMPARE_ATOL)

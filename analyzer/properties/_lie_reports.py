@@ -14,6 +14,7 @@ from itertools import product
 import numpy as np
 
 from models import Instance
+from models.filling_numeric import last_max, last_sum
 from models.tolerances import RATIONALIZE_MAX_DENOMINATOR
 
 
@@ -28,8 +29,8 @@ def simplex_grid(m: int, G: int) -> np.ndarray:
 
 def _simplex(u: np.ndarray) -> np.ndarray:
     """Rows of log-directions mapped to the simplex (softmax)."""
-    e = np.exp(u - u.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    e = np.exp(u - last_max(u)[:, None])
+    return e / last_sum(e)[:, None]
 
 
 def report_rows(u: np.ndarray) -> np.ndarray:
@@ -48,8 +49,10 @@ def denominators() -> list[int]:
 
 def report_caps(need: np.ndarray, reports: np.ndarray, caps: np.ndarray) -> np.ndarray:
     """The liar's reported cap: ``k_i max_{j: d_ij > 0} d_ij / d'_j`` (rows)."""
+    if not np.isfinite(caps).any():  # nobody capped (the common case): nothing to compute
+        return np.full(np.broadcast_shapes(np.shape(caps), np.broadcast_shapes(need.shape, reports.shape)[:-1]), np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(need > 0, need / np.where(reports > 0, reports, 1.0), 0.0).max(axis=1)
+        ratio = last_max(np.where(need > 0, need / np.where(reports > 0, reports, 1.0), 0.0))
         return np.where(np.isfinite(caps), caps * ratio, np.inf)
 
 

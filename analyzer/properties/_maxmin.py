@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from models import Instance, Policy, PolicyError
-from models.tolerances import COMPARE_ATOL, COMPARE_RTOL, SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
+from models.filling_numeric import last_any, last_max
+from models.tolerances import COMPARE_ATOL, COMPARE_RTOL, DOMINANT_NEAR, SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
 from ._batch import numeric_batch
 from ._common import Evaluator, maxmin_on_resource, per_user, show
@@ -86,11 +87,45 @@ def maxmin_margin(policy: str | Policy, instance: Instance, mode: str, j: int) -
 
 def common_dominant(instance: Instance) -> int | None:
     """A resource that is (exactly) a dominant resource of every user, or
-    ``None``. Dominant: largest ``d_ij / R_j`` (Section 4)."""
-    R = instance.capacity_exact
-    shares = [[d / c for d, c in zip(row, R, strict=True)] for row in instance.demands_exact]
-    top = [max(row) for row in shares]
-    for j in range(instance.m):
-        if all(row[j] == t for row, t in zip(shares, top, strict=True)):
+    ``None``. Dominant: largest ``d_ij / R_j`` (Section 4).
+
+    Decided on the float shares where they are :data:`DOMINANT_NEAR` apart
+    (float roundoff cannot reverse such an order) and in exact arithmetic
+    for the pairs closer than that: the first resource, in index order,
+    that exact arithmetic alone would find. Remembered for the last
+    instances asked about (a search asks its class, its screen, its margin
+    and its check of one instance)."""
+    hit = _DOMINANT.get(id(instance))
+    if hit is not None and hit[0] is instance:
+        return hit[1]
+    if len(_DOMINANT) >= DOMINANT_MEMO:
+        _DOMINANT.clear()
+    j = _common_dominant(instance)
+    _DOMINANT[id(instance)] = (instance, j)
+    return j
+
+
+#: :func:`common_dominant` of the last instances, by ``id`` (with the
+#: instance itself, so that a reused ``id`` never matches).
+_DOMINANT: dict[int, tuple[Instance, int | None]] = {}
+#: Entries kept in :data:`_DOMINANT`.
+DOMINANT_MEMO: int = 4096
+
+
+def _common_dominant(instance: Instance) -> int | None:
+    """:func:`common_dominant`, computed."""
+    S = instance.demands / instance.capacity
+    top = last_max(S)
+    near = S >= top[:, None] * (1 - DOMINANT_NEAR)  # resources that may be dominant (the others are not)
+    for j in np.flatnonzero(~last_any(~near.T)).tolist():
+        tied = S >= S[:, j, None] * (1 - DOMINANT_NEAR)  # may be exactly above j's share
+        tied[:, j] = False
+        if all(_at_least(instance, i, j, k) for i, k in zip(*np.nonzero(tied), strict=True)):
             return j
     return None
+
+
+def _at_least(instance: Instance, i: int, j: int, k: int) -> bool:
+    """Exactly ``d_ij / R_j >= d_ik / R_k``."""
+    d, R = instance.demands_exact[i], instance.capacity_exact
+    return bool(d[j] * R[k] >= d[k] * R[j])

@@ -3,7 +3,9 @@ NSDI 2011, Section 3): every phase of the search of
 :class:`~analyzer.properties.strategy_proofness.StrategyProofness` -- the
 grid of candidate reports, the compass refinement of each user's best
 report and the final re-evaluation -- runs on all the instances of a group
-(equal shape and weights) in one vectorised fill per phase or round.
+(equal shape and weights; for DRF, asset fairness and every row-wise share
+function, equal number of resources, users padded: :func:`group_key`) in
+one vectorised fill per phase or round.
 
 Every instance gets exactly the numbers a group of one would give it: its
 reports, their fills and every comparison are row-wise computations (a
@@ -18,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from functools import lru_cache
+from typing import Protocol, cast
 
 import numpy as np
 
-from models import Instance
-from models.filling_numeric import fill_shares
+from models import Instance, Policy
+from models.filling import FillingPolicy
+from models.filling_numeric import fill_shares, last_any, last_max, last_sum
 
 from ._batch import is_filling, numeric_many
 from ._common import Evaluator, leontief_tasks_np, numeric_below
@@ -40,6 +44,7 @@ class LieSearch(Protocol):
     refine: int
     grid2: int
     grid3: int
+    samples: int
     singles: tuple[float, ...]
     scales: tuple[float, ...]
 
@@ -50,9 +55,9 @@ class LieSearch(Protocol):
 #: A paying report: relative gain, user, report row ``(direction, log c)``.
 Found = tuple[float, int, np.ndarray]
 #: Fills a batch of deviated instances: demands (N, n, m), capacities
-#: (N, m), caps (N, n) and the group member each row belongs to; returns
-#: the tasks (N, n).
-Fill = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: (N, m), caps (N, n), the group member each row belongs to and the user
+#: whose demand differs from that member's; returns the tasks (N, n).
+Fill = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -63,27 +68,31 @@ class KeyedFill:
     key: tuple[str, str, str]
     run: Fill
 
-    def __call__(self, D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return self.run(D, cap, Kc, b)
+    def __call__(self, D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
+        return self.run(D, cap, Kc, b, who)
 
 #: Candidate reports per user that go to the exact re-check.
 KEEP = 3
 
 
 class Group:
-    """Instances of equal shape ``(n, m)`` and weights, with their numeric
-    allocations ``X`` (B, n), screened together."""
+    """Instances with their numeric allocations ``X`` (one row per member),
+    screened together: of equal shape ``(n, m)`` and weights, or, for a
+    row-wise share function on two or more resources (:func:`group_key`),
+    of equal ``m``, the members with fewer users padded to the most
+    (:func:`padded`)."""
 
-    def __init__(self, prop: LieSearch, insts: Sequence[Instance], X: np.ndarray, fill: Fill,
+    def __init__(self, prop: LieSearch, insts: Sequence[Instance], X: Sequence[np.ndarray] | np.ndarray, fill: Fill,
                  scaled: bool, mode: str) -> None:
         self.prop, self.insts, self.fill, self.scaled, self.mode = prop, list(insts), fill, scaled, mode
-        self.X = np.asarray(X, dtype=float)
-        self.D = np.stack([inst.demands for inst in insts]).astype(float)
+        n = max(inst.n for inst in insts)
+        self.X = padded(X, n, 0.0)
+        self.D = padded([inst.demands for inst in insts], n, 1.0)
         self.R = np.stack([inst.capacity for inst in insts]).astype(float)
-        self.K = np.stack([inst.max_tasks for inst in insts]).astype(float)
+        self.K = padded([inst.max_tasks for inst in insts], n, 0.0)
         self.scale = np.maximum(np.abs(self.X), 1.0)
         self.users = self.X < self.K  # a capped user cannot gain
-        self.rngs = [np.random.default_rng(prop.seed) for _ in insts]
+        self.rngs = [np.random.Generator(np.random.PCG64(seeds(prop.seed))) for _ in insts]  # default_rng(seed)'s
         #: What the grid's numbers depend on besides the instance.
         self.key = (prop.params(), scaled, mode, fill_key(fill))
 
@@ -94,36 +103,42 @@ class Group:
         N = len(S)
         if N == 0:
             return np.empty(0)
-        m = self.D.shape[2]
-        cap = self.R[b]
-        need = self.D[b, who]
-        dom = (need / cap).max(axis=1)
+        # copies by np.take on flat indices: 3-10x numpy's fancy indexing of these small arrays
+        B, n, m = self.D.shape
+        user = b * n + who  # the liar among all members' users
+        cap = self.R.take(b, axis=0)
+        need = self.D.reshape(B * n, m).take(user, axis=0)
+        dom = last_max(need / cap)
         dirs = S[:, :m]
-        reports = dirs * cap * (dom * np.exp(S[:, m]) / dirs.max(axis=1))[:, None]
-        true_caps = self.K[b, who]
-        rows = np.arange(N)
-        D = self.D[b]
-        D[rows, who, :] = reports
-        Kc = self.K[b]
-        Kc[rows, who] = report_caps(need, reports, true_caps)
-        filled = self.fill(D, cap, Kc, b)
-        return leontief_tasks_np(need, filled[rows, who][:, None] * reports, true_caps, self.mode)
+        reports = dirs * cap * (dom * np.exp(S[:, m]) / last_max(dirs))[:, None]
+        true_caps = self.K.take(user)
+        liar = np.arange(N) * n + who  # the liar among the deviated instances' users
+        D = self.D.take(b, axis=0)
+        D.reshape(N * n, m)[liar] = reports
+        Kc = self.K.take(b, axis=0)
+        Kc.reshape(N * n)[liar] = report_caps(need, reports, true_caps)
+        filled = self.fill(D, cap, Kc, b, who)
+        return leontief_tasks_np(need, filled.take(liar)[:, None] * reports, true_caps, self.mode)
 
     def gains(self, b: np.ndarray, who: np.ndarray, S: np.ndarray) -> np.ndarray:
         """Relative gains of the reports (see :meth:`true_tasks`)."""
-        return (self.true_tasks(b, who, S) - self.X[b, who]) / self.scale[b, who]
+        user = b * self.D.shape[1] + who
+        return (self.true_tasks(b, who, S) - self.X.take(user)) / self.scale.take(user)
 
     # ----------------------------------------------------------------- grid
     def grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every candidate report of every user who might gain, in member
         and user order: member, user, report row and gain."""
         m = self.D.shape[2]
-        if m <= 3 and not self.scaled:  # no random directions, scale 1: all users' candidates at once
+        if not self.scaled:  # scale 1: all users' candidates at once
             b, who = np.nonzero(self.users)
-            S, ok = grid_directions(self.prop, self.D[b, who], self.R[b])
-            count = ok.sum(axis=1)
-            b, who = np.repeat(b, count), np.repeat(who, count)
-            S = np.hstack([S[ok], np.zeros((len(b), 1))])
+            if m <= 3:  # no random directions
+                S, ok = grid_directions(self.prop, self.D[b, who], self.R[b])
+                count = ok.sum(axis=1)
+                b, who, S = np.repeat(b, count), np.repeat(who, count), S[ok]
+            else:
+                b, who, S = self.random_directions(b, who)
+            S = np.hstack([S, np.zeros((len(b), 1))])
             return b, who, S, self.gains(b, who, S)
         bs, ws, Ss = [], [], []
         for k, inst in enumerate(self.insts):
@@ -137,6 +152,31 @@ class Group:
             return np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty((0, m + 1)), np.empty(0)
         b, who, S = np.concatenate(bs), np.concatenate(ws), np.vstack(Ss)
         return b, who, S, self.gains(b, who, S)
+
+    def random_directions(self, b: np.ndarray, who: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`~.strategy_proofness.StrategyProofness._directions` of the
+        users ``who`` of members ``b`` (four or more resources), the same
+        numbers: each user's random directions drawn from its member's
+        generator in user order, the rest computed for all at once. Returns
+        the member, the user and the direction of every kept row."""
+        prop, m = self.prop, self.D.shape[2]
+        D = self.D[b, who]
+        need = D > 0
+        singles = single_directions(prop, D, self.R[b])
+        blocks: list[np.ndarray] = []
+        for u, (k, full) in enumerate(zip(b.tolist(), need.all(axis=1).tolist(), strict=True)):
+            blocks.append(self.rngs[k].dirichlet(np.ones(m), size=prop.samples))
+            if not full:  # also with the unneeded resources left out
+                blocks.append(np.where(need[u], self.rngs[k].dirichlet(np.ones(m), size=prop.samples // 2), 0.0))
+            blocks.append(singles[u])
+        if not blocks:
+            return b, who, np.empty((0, m))
+        S = np.vstack(blocks)
+        S = S / last_sum(S)[:, None]
+        row = np.repeat(np.arange(len(b)), prop.samples + np.where(need.all(axis=1), 0, prop.samples // 2)
+                        + singles.shape[1])
+        ok = ~last_any(~((S > 0) | ~need[row]))  # a needed resource is never zeroed
+        return b[row[ok]], who[row[ok]], S[ok]
 
     def best_margins(self, grid: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """Per member: minus the largest relative gain on the grid (``inf``
@@ -234,6 +274,36 @@ def remembered_margin(inst: Instance, key: tuple[object, ...]) -> float | None:
     return hit[2]
 
 
+@lru_cache(maxsize=8)
+def seeds(seed: int) -> np.random.SeedSequence:
+    """The seed sequence of ``np.random.default_rng(seed)``, made once: a
+    generator on it draws the same numbers, at half the cost of making one
+    (every member of every group gets its own)."""
+    return np.random.SeedSequence(seed)
+
+
+def padded(rows: Sequence[np.ndarray] | np.ndarray, n: int, value: float) -> np.ndarray:
+    """Per-member user arrays (n_k, ...) stacked as floats, each padded to
+    ``n`` users with ``value``. A padded user (demand 1, cap 0, weight 1,
+    share 1) is frozen at 0 tasks from the start of every filling and adds
+    exact zeros after the real users' terms to every sum over users (in
+    numpy's order over users, one after the other, on two or more
+    resources): the real users' numbers are those of their own members."""
+    out = np.full((len(rows), n, *np.shape(rows[0])[1:]), value)
+    for k, a in enumerate(rows):
+        out[k, :len(a)] = a
+    return out
+
+
+def group_key(policy: Policy, inst: Instance) -> tuple[int, int, bytes]:
+    """The group an instance is screened in: its number of resources for a
+    row-wise share function (``rowwise_capacity``) on two or more resources
+    (users padded, weights per member), else its shape and weights."""
+    if getattr(policy, "rowwise_capacity", False) and inst.m >= 2:
+        return (0, inst.m, b"")
+    return (inst.n, inst.m, inst.weights.tobytes())
+
+
 def fill_key(fill: Fill) -> object:
     """What identifies a fill's numbers: the policy and mode it fills for."""
     return fill.key if isinstance(fill, KeyedFill) else None
@@ -247,33 +317,57 @@ def grid_directions(prop: LieSearch, D: np.ndarray, R: np.ndarray) -> tuple[np.n
     (a needed resource is never zeroed)."""
     U, m = D.shape
     need = D > 0
-    truth = D / R
     grid = simplex_grid(m, prop.grid2 if m == 2 else prop.grid3)
+    S = np.concatenate([np.broadcast_to(grid, (U, *grid.shape)), single_directions(prop, D, R)], axis=1)
+    S = S / last_sum(S)[..., None]
+    return S, np.all((S > 0) | ~need[:, None, :], axis=2)
+
+
+def single_directions(prop: LieSearch, D: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """The candidate directions of users with demands ``D`` (U, m) and
+    capacities ``R`` that scale one coordinate of the truth by each single
+    factor (an unneeded one set to a factor / 4 of the top share), before
+    normalisation: (U, m * len(singles), m), row ``j * len(singles) + k``."""
+    m = D.shape[1]
+    need = D > 0
+    truth = D / R
     f = np.asarray(prop.singles, dtype=float)
     j = np.repeat(np.arange(m), len(f))
     fk = np.tile(f, m)
-    singles = np.repeat(truth[:, None, :], m * len(f), axis=1)  # row j * len(f) + k
-    singles[:, np.arange(m * len(f)), j] = np.where(need[:, j], truth[:, j] * fk,
-                                                   truth.max(axis=1)[:, None] * fk / 4)
-    S = np.concatenate([np.broadcast_to(grid, (U, *grid.shape)), singles], axis=1)
-    S = S / S.sum(axis=2, keepdims=True)
-    return S, np.all((S > 0) | ~need[:, None, :], axis=2)
+    singles = np.repeat(truth[:, None, :], m * len(f), axis=1)
+    singles[:, np.arange(m * len(f)), j] = np.where(need[:, j], truth[:, j] * fk, last_max(truth)[:, None] * fk / 4)
+    return singles
 
 
 def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
     """How a group's deviated instances are filled: one vectorised
     progressive filling for the filling family in the continuous setting
-    (its members share their weights), otherwise the policy's batch
-    solver or own solver per member (:func:`._batch.numeric_many`)."""
+    (each member with its own weights, users padded as :class:`Group`
+    pads them), otherwise the policy's batch solver or own solver per
+    member (:func:`._batch.numeric_many`)."""
     if ev.mode == CONTINUOUS and is_filling(ev.policy):
-        policy, w = ev.policy, insts[0].weights
+        policy = cast(FillingPolicy, ev.policy)
+        n = max(inst.n for inst in insts)
+        W = padded([inst.weights for inst in insts], n, 1.0)
+        truth: list[np.ndarray] = []  # the members' own shares of one task (padded users: 1), once computed
 
-        def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
-            return fill_shares(policy.shares_batch(D, cap), D, cap, w, Kc)[0]
+        def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
+            if not policy.rowwise_capacity:  # a group of equal shapes (group_key)
+                return fill_shares(policy.shares_batch(D, cap), D, cap, W.take(b, axis=0), Kc)[0]
+            # a row-wise share function: only the liar's row differs from its member's (same numbers)
+            if not truth:
+                own = policy.shares_batch(padded([i.demands for i in insts], n, 1.0),
+                                          np.stack([i.capacity for i in insts]))
+                truth.append(np.where(np.arange(n) < np.array([[i.n] for i in insts]), own, 1.0))
+            N, _, m = D.shape
+            liar = np.arange(N) * n + who
+            c = truth[0].take(b, axis=0)
+            c.reshape(N * n)[liar] = policy.shares_batch(D.reshape(N * n, m).take(liar, axis=0)[:, None, :], cap)[:, 0]
+            return fill_shares(c, D, cap, W.take(b, axis=0), Kc)[0]
 
         return KeyedFill(("filling", policy.label, ev.mode), filling)
 
-    def one_by_one(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def one_by_one(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
         out = np.empty(D.shape[:2])
         for k in np.unique(b).tolist():
             sel = b == k

@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 
 from models import Instance, Policy
+from models.filling_numeric import last_any, last_sum
 
 from ._batch import is_filling, numeric_batch
 from ._common import Evaluator, as_exact_str, leontief_tasks, per_resource, show
 from ._lie_reports import denominators, exact_report, lie_instance, simplex_grid
-from ._sp_screen import Group, fill_for, fill_key, remembered_margin
+from ._sp_screen import Group, fill_for, fill_key, group_key, remembered_margin
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors applied to one coordinate of the true demand (inflating or
@@ -166,9 +167,10 @@ class StrategyProofness(Property):
         return (self.grid2, self.grid3, self.samples, self.refine, self.seed, self.light, self.singles, self.scales,
                 self._light)
 
-    def _group(self, ev: Evaluator, instances: Sequence[Instance], X: np.ndarray) -> Group:
+    def _group(self, ev: Evaluator, instances: Sequence[Instance], X: Sequence[np.ndarray] | np.ndarray) -> Group:
         """The search of this property (or its light version) on instances of
-        one shape and weights with numeric allocations ``X``."""
+        one group (:func:`~._sp_screen.group_key`) with numeric allocations
+        ``X`` (one row per instance)."""
         return Group(self._for(ev), instances, X, fill_for(ev, instances), _scaled(ev), ev.mode)
 
     def _run(self, ev: Evaluator, instance: Instance) -> Violation | None:
@@ -187,7 +189,7 @@ class StrategyProofness(Property):
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`): for the
         filling family in the continuous setting the searches of all the
-        instances of one shape and weights run together
+        instances of one group (:func:`~._sp_screen.group_key`) run together
         (:class:`~._sp_screen.Group`: every phase's reports of all of them
         filled in one vectorised batch, each instance getting the numbers
         of its own check); otherwise every instance is flagged."""
@@ -199,10 +201,10 @@ class StrategyProofness(Property):
         groups: dict[tuple[int, int, bytes], list[int]] = {}
         for k, inst in enumerate(instances):
             if _searchable(ev, inst):
-                groups.setdefault((inst.n, inst.m, inst.weights.tobytes()), []).append(k)
+                groups.setdefault(group_key(ev.policy, inst), []).append(k)
         for ks in groups.values():
             members = [instances[k] for k in ks]
-            X = np.stack([x if (x := xs[k]) is not None else ev.numeric(instances[k]) for k in ks])
+            X = [x if (x := xs[k]) is not None else ev.numeric(instances[k]) for k in ks]
             found = self._group(ev, members, X).screen()
             flags[ks] = [bool(f) for f in found]
         return flags
@@ -243,8 +245,8 @@ class StrategyProofness(Property):
         singles[np.arange(m * len(f)), j] = np.where(need[j], truth[j] * fk, truth.max() * fk / 4)
         blocks.append(singles)
         S = np.vstack(blocks)
-        S = S / S.sum(axis=1, keepdims=True)
-        ok = np.all(S[:, need] > 0, axis=1)  # a needed resource is never zeroed
+        S = S / last_sum(S)[:, None]
+        ok = ~last_any(~(S[:, need] > 0))  # a needed resource is never zeroed
         return S[ok]
 
     # --------------------------------------------------------------- verify

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..filling import FillingPolicy
+from ..filling_numeric import last_sum
 from ..policy import register
 
 
@@ -35,4 +36,4 @@ class AssetFairness(FillingPolicy):
     rowwise_capacity = True  # (demands / capacity) row by row
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-        return (demands / capacity).sum(axis=1)
+        return last_sum(demands / capacity)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..filling import FillingPolicy
+from ..filling_numeric import last_max
 from ..policy import register
 
 
@@ -36,4 +37,4 @@ class DRF(FillingPolicy):
     rowwise_capacity = True  # (demands / capacity) row by row
 
     def share_per_task(self, demands: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-        return (demands / capacity).max(axis=1)
+        return last_max(demands / capacity)
