@@ -259,8 +259,8 @@ class FastEngine:
         st.si[s] = (i, spec.tasks, 0, 0, 0, -1, -1, self._durations(spec.durations), len(spec.durations),
                     ks.FLAG_REPEAT if spec.repeat else 0, -1)
         st.sf[s] = math.nan
-        if st.et.size // 2 < st.c[ks.EV_N] + 2:
-            st.room_events(int(st.c[ks.EV_N]) + 2)
+        if not ke.has_room(st.et, st.c, 2):
+            st.room_events(2 * int(st.c[ks.EV_N]) + 4)
         cancel = math.nan if spec.until is None else max(spec.until, t)
         self.forms.admit(t, s, cancel, *st.admit_args())
 

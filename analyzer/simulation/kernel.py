@@ -18,7 +18,7 @@ from . import kstore as ks
 from .kblocked import HELPERS as BLOCKED_HELPERS
 from .kblocked import failed, remember_failure, unblock
 from .kevents import HELPERS as EVENT_HELPERS
-from .kevents import event_pop, event_push, event_rehash
+from .kevents import event_pop, event_push, event_rehash, has_room
 from .kstore import HELPERS as STORE_HELPERS
 from .kstore import (
     first_fit,
@@ -259,7 +259,7 @@ def round_(t: float, free: np.ndarray, cap: np.ndarray, tree: np.ndarray, place:
     c[ks.FAIL_N] = 0
     room = c[ks.K_N] * c[ks.LMAX] + 2
     while c[ks.HP_N] > 0:
-        if c[ks.EV_N] + room > et.size // 2 or (c[ks.RECORD] and c[ks.LOG_N] >= lt.size):
+        if not has_room(et, c, room) or (c[ks.RECORD] and c[ks.LOG_N] >= lt.size):
             return False
         i = hu[0]
         rank = ur[i]

@@ -14,7 +14,7 @@ order of the events taken is exactly that of a heap of the events by
 ``(time, kind, sequence)``.
 
 Layout for a capacity of ``n`` events (``n = et.size // 2``; ``ei`` has
-``2 n`` rows, column-major so that a column is contiguous):
+``n`` rows, column-major so that a column is contiguous):
 
 * ``et[p]``, ``p < c[NB]``: the time of the bucket ``ei[p, H_BUCKET]`` at
   heap position ``p`` (``et[0]`` is the earliest pending time);
@@ -25,9 +25,9 @@ Layout for a capacity of ``n`` events (``n = et.size // 2``; ``ei`` has
   last slot of bucket ``b``'s list of kind ``k`` (-1: empty);
 * ``ei[0 : n - c[EV_N], E_FREE]`` and ``ei[0 : n - c[NB], B_FREE]``: the
   stacks of free slots and free buckets;
-* ``ei[h, X_BUCKET]``, ``h < 2 n``: the hash table (a bucket or -1); it
-  is rebuilt by the kernel (:func:`event_rehash`) after the arrays grew
-  (``c[REHASH]``).
+* ``ei[h, X_BUCKET]``: the hash table (a bucket or -1), at most about
+  half full (:func:`has_room`); it is rebuilt by the kernel
+  (:func:`event_rehash`) after the arrays grew (``c[REHASH]``).
 
 Plain functions on numpy arrays and scalars, compiled with the kernel or
 run as they are; the hash of a time uses IEEE operations only, so both
@@ -48,6 +48,13 @@ EVENT_COLUMNS = 13
 _GOLDEN = 0.6180339887498949
 #: Times from this magnitude on (and NaN) all start at slot 0 (``floor`` stays exact below it).
 _HASHED = 2.0 ** 52
+
+
+def has_room(et: np.ndarray, c: np.ndarray, k: int) -> bool:
+    """Whether ``k`` more events fit with the hash table at most half full
+    (there are never more buckets than events)."""
+    n = et.size // 2
+    return c[EV_N] + k <= n and 2 * (c[NB] + k) <= n
 
 
 def _home(when: float, size: int) -> int:
@@ -202,8 +209,8 @@ def grown(et: np.ndarray, ei: np.ndarray, c: np.ndarray, n: int) -> tuple[np.nda
     new = max(n, 2 * old)
     et2 = np.zeros(2 * new)
     et2[:old], et2[new: new + old] = et[:old], et[old:]
-    ei2 = np.full((2 * new, EVENT_COLUMNS), -1, dtype=np.int64, order="F")  # column-major: a column is contiguous
-    ei2[:old] = ei[:old]
+    ei2 = np.full((new, EVENT_COLUMNS), -1, dtype=np.int64, order="F")  # column-major: a column is contiguous
+    ei2[:old] = ei
     ei2[old - size: new - size, E_FREE] = np.arange(old, new)
     ei2[old - nb: new - nb, B_FREE] = np.arange(old, new)
     c[REHASH] = 1
@@ -211,4 +218,4 @@ def grown(et: np.ndarray, ei: np.ndarray, c: np.ndarray, n: int) -> tuple[np.nda
 
 
 #: Callees first (:func:`grown` is not compiled).
-HELPERS = (_home, _hash_insert, _hash_delete, event_rehash, _bucket, event_push, _drop_top, event_pop)
+HELPERS = (has_room, _home, _hash_insert, _hash_delete, event_rehash, _bucket, event_push, _drop_top, event_pop)
