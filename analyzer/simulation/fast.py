@@ -42,6 +42,7 @@ import numpy as np
 from models.kernels import Stopwatch
 
 from . import kernel as kn
+from . import kevents as ke
 from . import kstore as ks
 from .forms import KernelForms
 from .keys import ShareModel
@@ -142,7 +143,7 @@ class State:
         self.rd = np.full(64, -1, dtype=np.int64)
         self.durs = np.zeros(64)
         self.n_durs = 0
-        self.et, self.ei = np.zeros(0), np.zeros((0, ks.EVENT_COLUMNS), dtype=np.int64, order="F")
+        self.et, self.ei = np.zeros(0), np.zeros((0, ke.EVENT_COLUMNS), dtype=np.int64, order="F")
         self.room_events(4 * K + 64)
         self.lt, self.li = np.zeros(4096), np.zeros((4096, 3), dtype=np.int64)
         self.tt, self.tu = np.zeros(4096), np.zeros((4096, m), dtype=np.int64)
@@ -168,14 +169,8 @@ class State:
         self.durs = _grown(self.durs, n)
 
     def room_events(self, n: int) -> None:
-        """At least ``n`` event rows; new slots go on the free stack (:mod:`.kernel`)."""
-        old, size = self.et.size, int(self.c[ks.EV_N])
-        if old >= n:
-            return
-        new = max(n, 2 * old)
-        self.et = _grown(self.et, new)
-        self.ei = _grown(self.ei, new, order="F")  # column-major: see :func:`.kernel.event_push`
-        self.ei[old - size: new - size, 2] = np.arange(old, new)
+        """Room for at least ``n`` pending events (:func:`.kevents.grown`)."""
+        self.et, self.ei = ke.grown(self.et, self.ei, self.c, n)
 
     def grow(self) -> None:
         """Room for the kernel to go on (called when it returned ``GROW``)."""
@@ -264,8 +259,8 @@ class FastEngine:
         st.si[s] = (i, spec.tasks, 0, 0, 0, -1, -1, self._durations(spec.durations), len(spec.durations),
                     ks.FLAG_REPEAT if spec.repeat else 0, -1)
         st.sf[s] = math.nan
-        if st.et.shape[0] < st.c[ks.EV_N] + 2:
-            st.room_events(int(st.c[ks.EV_N]) + 2)
+        if not ke.has_room(st.et, st.c, 2):
+            st.room_events(2 * int(st.c[ks.EV_N]) + 4)
         cancel = math.nan if spec.until is None else max(spec.until, t)
         self.forms.admit(t, s, cancel, *st.admit_args())
 

@@ -6,20 +6,21 @@ installed (:func:`models.compiled.compiled`; ``FAIRALLOC_NO_NUMBA=1`` disables i
 and otherwise run as they are: the same code either way, so both forms
 make the same decisions bit for bit (integer amounts, and float keys
 computed by the same IEEE operations in the same order). The state's
-layout is in :mod:`.kstore`.
+layout is in :mod:`.kstore`, the pending events' in :mod:`.kevents`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import kevents as ke
 from . import kstore as ks
 from .kblocked import HELPERS as BLOCKED_HELPERS
 from .kblocked import failed, remember_failure, unblock
+from .kevents import HELPERS as EVENT_HELPERS
+from .kevents import event_pop, event_push, event_rehash, has_room
 from .kstore import HELPERS as STORE_HELPERS
 from .kstore import (
-    event_pop,
-    event_push,
     first_fit,
     heap_rekey,
     heap_remove,
@@ -205,11 +206,11 @@ def events_at(t: float, free: np.ndarray, tree: np.ndarray, place: np.ndarray, s
         if c[ks.RECORD] and c[ks.LOG_N] >= lt.size:
             return False
         x = event_pop(et, ei, c)
-        s = ei[x, ks.E_SPEC]
+        s = ei[x, ke.E_SPEC]
         i = si[s, ks.S_USER]
         c[ks.EVENTS] += 1
-        if ei[x, ks.E_KIND] == ks.COMPLETE:
-            k, cnt = ei[x, ks.E_MACHINE], ei[x, ks.E_COUNT]
+        if ei[x, ke.E_KIND] == ks.COMPLETE:
+            k, cnt = ei[x, ke.E_MACHINE], ei[x, ke.E_COUNT]
             for j in range(sd.shape[1]):
                 free[k, j] += cnt * sd[s, j]
                 U[i, j] -= cnt * sd[s, j]
@@ -251,14 +252,14 @@ def round_(t: float, free: np.ndarray, cap: np.ndarray, tree: np.ndarray, place:
     free up): the user with the smallest key launches tasks of its oldest
     spec, every task it wins before the next user's key at once, first
     fit; a user whose next task fits nowhere is blocked. False when the
-    event heap or the log needs room first (the round resumes)."""
+    event store or the log needs room first (the round resumes)."""
     unblock(t, free, sd, place, chl, U, den, uw, ur, uh, ublk, bl, blpos, hk, hr, hu, hpos, um, lam, c)
     if lam > 0.0:  # memory moved every waiting user's key since the last round
         heap_rekey(U, den, c, uw, hk, hr, hu, hpos, um, lam, t)
     c[ks.FAIL_N] = 0
     room = c[ks.K_N] * c[ks.LMAX] + 2
     while c[ks.HP_N] > 0:
-        if c[ks.EV_N] + room > et.size or (c[ks.RECORD] and c[ks.LOG_N] >= lt.size):
+        if not has_room(et, c, room) or (c[ks.RECORD] and c[ks.LOG_N] >= lt.size):
             return False
         i = hu[0]
         rank = ur[i]
@@ -273,7 +274,7 @@ def round_(t: float, free: np.ndarray, cap: np.ndarray, tree: np.ndarray, place:
             want = pend if c[ks.HP_N] == 0 else tasks_won(U, i, sd[s], pend, den, c[ks.FORM], uw[i],
                                                           memory_at(um, i, lam, t), rank, hk[0], hr[0])
             if over.size:  # an event per task at most (:func:`_overcommitted`); the rest is won again next
-                want = min(want, et.size - c[ks.EV_N] - 2)
+                want = min(want, et.size // 2 - c[ks.EV_N] - 2)
             placed = launch(t, i, s, want, need, free, cap, tree, place, over, pen, sd, si, sf, sreal, durs, U, used,
                             work, den, um, lam, et, ei, lt, li, c)
         if si[s, ks.S_PEND] == 0:
@@ -305,6 +306,8 @@ def run(ft: np.ndarray, t_stop: float, until: float, stop_after_events: bool, re
     before the round) or ``ROUND_DONE`` (after a round, with
     ``return_each_round``, or every ``budget`` rounds)."""
     m = tu.shape[1]
+    if c[ks.REHASH]:
+        event_rehash(et, ei, c)
     while True:
         if c[ks.PHASE] == NEXT:
             if c[ks.EV_N] == 0 or et[0] >= t_stop or et[0] > until:
@@ -344,6 +347,8 @@ def admit(t: float, s: int, cancel_at: float, si: np.ndarray, U: np.ndarray, den
           c: np.ndarray) -> None:
     """Queue spec ``s`` (its row filled) behind its user's; a cancel event
     at ``cancel_at`` unless it is NaN (the caller made room)."""
+    if c[ks.REHASH]:
+        event_rehash(et, ei, c)
     i = si[s, ks.S_USER]
     was_idle = uh[i] < 0
     si[s, ks.S_NEXT], si[s, ks.S_PREV] = -1, ut[i]
@@ -359,5 +364,5 @@ def admit(t: float, s: int, cancel_at: float, si: np.ndarray, U: np.ndarray, den
 
 
 #: Callees first, for :func:`models.compiled.compiled`.
-HELPERS = (*STORE_HELPERS, *BLOCKED_HELPERS, _wins, tasks_won, _slowdown, log, _place_events, _overcommitted,
-           launch, _spec_done, events_at, round_)
+HELPERS = (*STORE_HELPERS, *EVENT_HELPERS, *BLOCKED_HELPERS, _wins, tasks_won, _slowdown, log, _place_events,
+           _overcommitted, launch, _spec_done, events_at, round_)

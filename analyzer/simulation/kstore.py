@@ -1,6 +1,7 @@
 """State of the simulator's kernel (:mod:`.kernel`): the layout of its
-arrays, the share keys, the user heap, the event heap, the machine tree
-and the users' queues (Ghodsi et al., NSDI 2011, Section 7).
+arrays, the share keys, the user heap, the machine tree and the users'
+queues (Ghodsi et al., NSDI 2011, Section 7); the pending events are in
+:mod:`.kevents`.
 
 Plain functions on numpy arrays and scalars, compiled with the kernel
 (:func:`models.compiled.compiled`) or run as they are.
@@ -14,8 +15,8 @@ import numpy as np
 
 # counters (c)
 EV_N, SEQ, HP_N, CHANGED, LOG_N, T_N, RD_N, LAUNCHED, FINISHED, DECISIONS, EVENTS, NU, NS, FAIL_N, BL_N, \
-    FORM, ROUNDS, RECORD, K_N, S_N, PHASE, LMAX = range(22)
-N_COUNTERS = 22
+    FORM, ROUNDS, RECORD, K_N, S_N, PHASE, LMAX, NB, REHASH = range(24)
+N_COUNTERS = 24
 # per-spec integer fields (si)
 S_USER, S_PEND, S_RUN, S_DONE, S_STARTED, S_NEXT, S_PREV, S_DUR, S_DURN, S_FLAGS, S_LOG = range(11)
 N_SPEC_FIELDS = 11
@@ -159,64 +160,6 @@ def heap_remove(hk: np.ndarray, hr: np.ndarray, hu: np.ndarray, hpos: np.ndarray
         _hsift(hk, hr, hu, hpos, p, last)
 
 
-# ---------------------------------------------------------------- event heap
-# ``et[p]`` and ``ei[p, 0:2]`` (order key ``kind << 62 | seq``, slot) form a 4-ary heap by ``(time, kind, seq)``;
-# the payload of slot ``x`` is ``ei[x, 3:7]`` (kind, spec, machine, count); ``ei[0 : len - size, 2]`` is the
-# stack of free slots.
-E_KIND, E_SPEC, E_MACHINE, E_COUNT = 3, 4, 5, 6
-EVENT_COLUMNS = 7
-
-
-def _ebefore(t1: float, o1: int, t2: float, o2: int) -> bool:
-    return t1 < t2 or (t1 == t2 and o1 < o2)
-
-
-def event_push(et: np.ndarray, ei: np.ndarray, c: np.ndarray, when: float, kind: int, spec: int, machine: int,
-               count: int) -> None:
-    """Push an event (the caller made room: ``c[EV_N] < len(et)``). The
-    heap is 4-ary and ``ei`` column-major: a node's children share cache
-    lines."""
-    n = c[EV_N]
-    slot = ei[et.size - n - 1, 2]
-    c[EV_N] = n + 1
-    c[SEQ] += 1
-    order = (kind << 62) | c[SEQ]
-    ei[slot, E_KIND], ei[slot, E_SPEC], ei[slot, E_MACHINE], ei[slot, E_COUNT] = kind, spec, machine, count
-    p = n
-    while p > 0:
-        q = (p - 1) >> 2
-        if not _ebefore(when, order, et[q], ei[q, 0]):
-            break
-        et[p], ei[p, 0], ei[p, 1] = et[q], ei[q, 0], ei[q, 1]
-        p = q
-    et[p], ei[p, 0], ei[p, 1] = when, order, slot
-
-
-def event_pop(et: np.ndarray, ei: np.ndarray, c: np.ndarray) -> int:
-    """Remove the earliest event; return its slot (read its payload before the next push)."""
-    top = ei[0, 1]
-    n = c[EV_N] - 1
-    c[EV_N] = n
-    ei[et.size - n - 1, 2] = top
-    t, o, x = et[n], ei[n, 0], ei[n, 1]
-    p = 0
-    while True:
-        a = 4 * p + 1
-        if a >= n:
-            break
-        best = a
-        for b in range(a + 1, min(a + 4, n)):
-            if _ebefore(et[b], ei[b, 0], et[best], ei[best, 0]):
-                best = b
-        if not _ebefore(et[best], ei[best, 0], t, o):
-            break
-        et[p], ei[p, 0], ei[p, 1] = et[best], ei[best, 0], ei[best, 1]
-        p = best
-    if n > 0:
-        et[p], ei[p, 0], ei[p, 1] = t, o, x
-    return top
-
-
 # ---------------------------------------------------------------- machines: max tree over placement columns
 def tree_fix(tree: np.ndarray, free: np.ndarray, place: np.ndarray, S: int, k: int) -> None:
     """Refresh machine ``k``'s leaf and its ancestors."""
@@ -309,5 +252,4 @@ def set_blocked(ublk: np.ndarray, bl: np.ndarray, blpos: np.ndarray, c: np.ndarr
 
 #: Callees first.
 HELPERS = (key_of, key_after, memory_at, memory_sync, _hless, _hswap, _hdown, _hsift, heap_set, heap_rekey,
-           heap_remove, _ebefore, event_push, event_pop,
-           tree_fix, _tfits, first_fit, push_user, unlink, set_blocked)
+           heap_remove, tree_fix, _tfits, first_fit, push_user, unlink, set_blocked)
