@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from analyzer.searching.instance_stream import make_cell
-from analyzer.searching.seeding import MAX_KEY, generators, state_words
+from analyzer.searching.seeding import MAX_KEY, draws, generators, state_words
 
 
 @pytest.mark.parametrize("entropy", [[0], [7, 3], [0, 123, 456, 789, 1011], [2**40 + 5, 3], [1, 2, 3, 4, 5, 6, 7],
@@ -46,3 +46,34 @@ def test_at_many_is_at_if(prop: str) -> None:
         one_phase, one = cell.at_if(pos, cell.shapes)
         assert phase == one_phase
         assert (inst is None and one is None) or (inst is not None and one is not None and inst == one)
+
+
+def _calls(rng, trial: int) -> list:
+    """A mix of the calls the strategies make, and ranges where Lemire's
+    method rejects often (``2**31 + 1``), plus the 64-bit and whole-word paths."""
+    return [
+        rng.integers(2, 6), rng.integers(1, 31, size=3), rng.integers(1, 11, size=(trial % 5 + 1, 3)),
+        rng.uniform(0.02, 0.3), rng.uniform(0, 3, size=4), rng.random((2, 3)), rng.random(),
+        rng.integers(5), rng.integers(3, size=4), rng.integers(-1, 2, size=5), rng.integers(7, 8, size=2),
+        rng.integers(0, 2**31 + 1, size=40), rng.integers(0, 2**32), rng.integers(0, 2**32, size=3),
+        rng.integers(0, 2**62, size=3), rng.integers(0, 3 * 2**61), rng.random(3), rng.integers(1, 9, size=1),
+    ]
+
+
+@pytest.mark.parametrize("entropy", [[0], [7, 3], [2**32 - 1, 0, 2**31], [0, 1, 2, 3, 4]])
+def test_draws_are_numpys_draws(entropy: list[int]) -> None:
+    keys = [0, 1, 5, 99, 4096, MAX_KEY]
+    for trial, (k, src) in enumerate(zip(keys, draws(entropy, keys), strict=True)):
+        ref = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(k,)))
+        for got, want in zip(_calls(src, trial), _calls(ref, trial), strict=True):
+            assert np.shape(got) == np.shape(want)
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+def test_draws_refuse_what_they_do_not_draw() -> None:
+    src = next(draws([0], [0]))
+    with pytest.raises(ValueError, match="range"):
+        src.integers(3, 3)
+    with pytest.raises(ValueError, match="range"):
+        src.integers(0, 2**64)

@@ -18,7 +18,7 @@ import itertools
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from models.limits import MAX_GRID_POSITIONS
 
 from ..properties.base import MODES, Property, get_property
 from .classes import InstanceClass
-from .seeding import MAX_KEY, generators
+from .seeding import MAX_KEY, draws
 from .strategies import grid, random_strategies
 
 #: Share of the budget given to the exhaustive grid.
@@ -105,17 +105,18 @@ class Cell:
     def at_many(self, positions: range,
                 wanted: Callable[[int, int], bool] | None) -> list[tuple[str, Instance | None]]:
         """:meth:`at_if` of consecutive positions, the same instances: the
-        random positions' generators are seeded together
-        (:func:`~analyzer.searching.seeding.generators`)."""
+        random positions' generators are seeded together and draw without
+        numpy's per-call cost (:func:`~analyzer.searching.seeding.draws`)."""
         g = self.grid_len
         out = [self.at_if(pos, wanted) for pos in positions if pos < g]
         ks = [pos - g for pos in positions if pos >= g]
         if not ks or ks[-1] > MAX_KEY:
             return out + [self.at_if(k + g, wanted) for k in ks]
-        strategies = _strategies(self.cls)
-        for k, rng in zip(ks, generators(self.entropy, ks), strict=True):
+        strategies, phases = _strategies(self.cls), _phases(self.cls)
+        for k, src in zip(ks, draws(self.entropy, ks), strict=True):
             strat = strategies[k % len(strategies)]
-            out.append((f"random:{strat.name}", strat.draw(rng) if wanted is None else strat.draw_if(rng, wanted)))
+            rng = cast(np.random.Generator, src)  # draws what the Generator draws, for the strategies' calls
+            out.append((phases[k % len(strategies)], strat.draw(rng) if wanted is None else strat.draw_if(rng, wanted)))
         return out
 
     @functools.cached_property
@@ -143,6 +144,12 @@ def _strategies(cls: InstanceClass) -> tuple[Any, ...]:
 
 
 _RANDOM: dict[InstanceClass, tuple[Any, ...]] = {}
+
+
+@functools.lru_cache(maxsize=16)
+def _phases(cls: InstanceClass) -> tuple[str, ...]:
+    """Phase names of the random strategies, in their order."""
+    return tuple(f"random:{s.name}" for s in _strategies(cls))
 
 
 def make_cell(policy: str | Policy, prop: str | Property, budget: int, seed: int,

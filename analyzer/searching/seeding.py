@@ -12,10 +12,18 @@ array arithmetic, and one ``Generator`` is set to each position's PCG64
 state in turn (``pcg64_set_seed``: ``state = (inc + initstate) * M + inc``).
 The numbers drawn are identical (``tests/test_seeding.py`` compares them
 with numpy's own seeding).
+
+:func:`draws` goes one step further for the stream's own strategies: a
+:class:`Draws` per position runs PCG64 (XSL-RR 128/64) and numpy's
+``Generator.integers`` (Lemire's bounded draws), ``random`` and ``uniform``
+on Python integers, the same numbers without a ``Generator`` call's fixed
+cost (~12 us for ``integers`` with a ``size``, more than the few numbers
+a stream instance needs).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -27,7 +35,9 @@ _MIX_MULT_L, _MIX_MULT_R = 0xCA01F9DD, 0x4973F715
 _XSHIFT = 16
 _POOL = 4
 _M32 = 0xFFFFFFFF
+_M64 = (1 << 64) - 1
 _M128 = (1 << 128) - 1
+_DOUBLE_UNIT = 1.0 / 9007199254740992.0  # 2**-53, numpy's next_double
 _PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
 #: Largest position seeded here (its spawn key is one 32-bit word).
 MAX_KEY: int = _M32
@@ -92,6 +102,12 @@ def state_words(entropy: Sequence[int], keys: np.ndarray) -> np.ndarray:
     return out[:, 0::2].astype(np.uint64) | (out[:, 1::2].astype(np.uint64) << np.uint64(32))
 
 
+def _seeded(s0: int, s1: int, s2: int, s3: int) -> tuple[int, int]:
+    """PCG64 ``(state, inc)`` of ``generate_state`` words (``pcg64_set_seed``)."""
+    inc = (((s2 << 64) | s3) << 1 | 1) & _M128
+    return ((inc + ((s0 << 64) | s1)) * _PCG_MULT + inc) & _M128, inc
+
+
 def generators(entropy: Sequence[int], keys: Sequence[int]) -> Iterator[np.random.Generator]:
     """For each ``k`` of ``keys`` in turn, a generator in the state of
     ``numpy.random.default_rng(numpy.random.SeedSequence(entropy, spawn_key=(k,)))``.
@@ -103,8 +119,127 @@ def generators(entropy: Sequence[int], keys: Sequence[int]) -> Iterator[np.rando
     gen = np.random.Generator(np.random.PCG64(0))
     bits = gen.bit_generator
     for s0, s1, s2, s3 in words:
-        inc = (((s2 << 64) | s3) << 1 | 1) & _M128
-        state = ((inc + ((s0 << 64) | s1)) * _PCG_MULT + inc) & _M128
+        state, inc = _seeded(s0, s1, s2, s3)
         bits.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": 0,
                       "uinteger": 0}
         yield gen
+
+
+def draws(entropy: Sequence[int], keys: Sequence[int]) -> Iterator[Draws]:
+    """For each ``k`` of ``keys`` in turn, a :class:`Draws` drawing what
+    ``numpy.random.default_rng(numpy.random.SeedSequence(entropy, spawn_key=(k,)))``
+    draws."""
+    for words in state_words(entropy, np.asarray(keys, dtype=np.int64)).tolist():
+        yield Draws(*_seeded(*words))
+
+
+class Draws:
+    """The calls of numpy's ``Generator(PCG64)`` the stream's strategies
+    make (:meth:`integers`, :meth:`random`, :meth:`uniform`), the same
+    numbers and types, from a PCG64 ``(state, inc)``.
+
+    numpy's algorithms (``numpy/random/src``): ``pcg64_random_r`` (step,
+    then the XSL-RR output of the new state); ``next_uint32`` hands out a
+    64-bit output's low half and keeps the high half for the next call
+    (``has_uint32``), which ``next_double`` (``(x >> 11) * 2**-53``) does not
+    touch; ``random_bounded_uint64_fill`` draws each number by Lemire's
+    method on 32 bits when the range fits, else on 64 bits.
+    """
+
+    __slots__ = ("_state", "_inc", "_half")
+
+    def __init__(self, state: int, inc: int) -> None:
+        self._state, self._inc, self._half = state, inc, -1
+
+    def _next64(self) -> int:
+        s = self._state = (self._state * _PCG_MULT + self._inc) & _M128
+        x, rot = ((s >> 64) ^ s) & _M64, s >> 122
+        return ((x >> rot) | (x << (64 - rot))) & _M64
+
+    def _next32(self) -> int:
+        if self._half >= 0:
+            half, self._half = self._half, -1
+            return half
+        x = self._next64()
+        self._half = x >> 32
+        return x & _M32
+
+    def _bounded32(self, rng: int, count: int, lo: int) -> list[int]:
+        """``count`` numbers on ``0..rng`` (``0 < rng < 2**32 - 1``) plus
+        ``lo`` by Lemire's method on ``next_uint32``
+        (``buffered_bounded_lemire_uint32``: a draw is kept when the low word
+        of ``u * (rng + 1)`` is at least ``2**32 mod (rng + 1)``, else drawn
+        again), the PCG64 step inlined."""
+        excl = rng + 1
+        threshold = (_M32 - rng) % excl
+        state, inc, half = self._state, self._inc, self._half
+        mult, m128, m64, m32 = _PCG_MULT, _M128, _M64, _M32
+        out = []
+        for _ in range(count):
+            while True:
+                if half < 0:
+                    state = (state * mult + inc) & m128
+                    x, rot = ((state >> 64) ^ state) & m64, state >> 122
+                    x = ((x >> rot) | (x << (64 - rot))) & m64
+                    m, half = (x & m32) * excl, x >> 32
+                else:
+                    m, half = half * excl, -1
+                if m & m32 >= threshold:
+                    break
+            out.append(lo + (m >> 32))
+        self._state, self._half = state, half
+        return out
+
+    def _bounded64(self, rng: int) -> int:
+        """A number on ``0..rng`` (``2**32 - 1 <= rng < 2**64 - 1``), as numpy draws it."""
+        if rng == _M32:  # the whole 32-bit range: one number as it comes
+            return self._next32()
+        excl = rng + 1
+        threshold = (_M64 - rng) % excl
+        m = self._next64() * excl
+        while m & _M64 < threshold:
+            m = self._next64() * excl
+        return m >> 64
+
+    def integers(self, low: int, high: int | None = None,
+                 size: int | tuple[int, ...] | None = None) -> int | np.ndarray:
+        """``Generator.integers(low, high, size)`` (int64, ``high``
+        excluded): a Python int when ``size`` is ``None``."""
+        if high is None:
+            low, high = 0, low
+        lo = int(low)
+        rng = int(high) - 1 - lo
+        count = 1 if size is None else _count(size)
+        if 0 < rng < _M32:
+            vals = self._bounded32(rng, count, lo)
+        elif rng == 0:
+            vals = [lo] * count
+        elif _M32 <= rng < _M64:
+            vals = [lo + self._bounded64(rng) for _ in range(count)]
+        else:
+            raise ValueError(f"integers: range {low}..{high} not drawn here")
+        if size is None:
+            return vals[0]
+        return _shaped(np.array(vals, dtype=np.int64), size)
+
+    def random(self, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
+        """``Generator.random(size)``."""
+        return self.uniform(0.0, 1.0, size)
+
+    def uniform(self, low: float, high: float, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
+        """``Generator.uniform(low, high, size)``: ``low + (high - low) *
+        next_double`` per number (``random``: ``0 + 1 * next_double``, the
+        same double)."""
+        lo, span = float(low), float(high) - float(low)
+        nxt = self._next64
+        if size is None:
+            return lo + span * ((nxt() >> 11) * _DOUBLE_UNIT)
+        return _shaped(np.array([lo + span * ((nxt() >> 11) * _DOUBLE_UNIT) for _ in range(_count(size))]), size)
+
+
+def _shaped(a: np.ndarray, size: int | tuple[int, ...]) -> np.ndarray:
+    return a if isinstance(size, int) else a.reshape(size)
+
+
+def _count(size: int | tuple[int, ...]) -> int:
+    return size if isinstance(size, int) else math.prod(size)

@@ -33,19 +33,21 @@ True
 
 from __future__ import annotations
 
-import functools
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import ClassVar, cast
+from typing import ClassVar
 
 import numpy as np
 
 from models import Instance
 
+from .building import build, int_instance
 from .classes import InstanceClass
+
+__all__ = ["build", "decorate", "grid", "log_uniform", "near_ties", "one_of", "random_strategies",
+           "shared_dominant", "uniform", "Strategy"]
 
 #: ``(n, m)`` shapes of the exhaustive grid, interleaved in this order.
 GRID_SHAPES: tuple[tuple[int, int], ...] = ((2, 1), (2, 2), (3, 1), (2, 3), (3, 2), (3, 3))
@@ -56,89 +58,6 @@ GRID_WEIGHTS: tuple[int, ...] = (1, 2)
 GRID_CAPS: tuple[int | None, ...] = (None, 1, 2)
 #: How often a draw is retried before a filter gives up.
 FILTER_TRIES: int = 100
-
-
-def build(capacity: Sequence[int | Fraction], demands: Sequence[Sequence[int | Fraction]],
-          weights: Sequence[int | Fraction] | None = None,
-          caps: Sequence[int | Fraction | None] | None = None) -> Instance:
-    """An exact instance from integer (or Fraction) data; users ``A, B, ...``
-    and resources ``r1, r2, ...`` as the paper names them.
-
-    Integer data (the common case) takes the vectorised
-    :meth:`~models.instance.Instance.from_arrays` path (valid data
-    without its per-call checks: :func:`_valid_integers`): integers are
-    exact as floats, so the instance's exact values are the integers
-    themselves.
-    """
-    flat = [
-        *capacity,
-        *(v for row in demands for v in row),
-        *(weights or ()),
-        *(k for k in (caps or ()) if k is not None),
-    ]
-    plain = all(type(v) is int and -_EXACT_INT_LIMIT < v < _EXACT_INT_LIMIT for v in flat)  # the common case, fast
-    if plain:
-        # ``plain``: every value is an int
-        inst = _valid_integers(cast(Sequence[int], capacity), cast(Sequence[Sequence[int]], demands),
-                               cast("Sequence[int] | None", weights), cast("Sequence[int | None] | None", caps))
-        if inst is not None:
-            return inst
-    users, resources = _names(len(demands), len(capacity))
-    if plain or all(_small_int(v) for v in flat):
-        return Instance.from_arrays([int(c) for c in capacity], [[int(v) for v in row] for row in demands],
-                                    resources=resources, users=users,
-                                    weights=None if weights is None else [int(w) for w in weights],
-                                    max_tasks=None if caps is None else [None if k is None else int(k) for k in caps])
-    return Instance.from_exact(list(capacity), [list(r) for r in demands], weights=weights, max_tasks=caps,
-                               users=users, resources=resources)
-
-
-def _valid_integers(capacity: Sequence[int], demands: Sequence[Sequence[int]], weights: Sequence[int] | None,
-                    caps: Sequence[int | None] | None) -> Instance | None:
-    """The instance of :meth:`~models.instance.Instance.from_arrays` for
-    small integer data that passes its checks (capacities and weights
-    positive, demands and caps non-negative, every user demanding
-    something), built without its per-call validation (a search builds one
-    instance per position); ``None`` for other data, which then goes through
-    :meth:`~models.instance.Instance.from_arrays` and its error messages."""
-    n, m = len(demands), len(capacity)
-    cap = np.array(capacity, dtype=float)
-    dem = np.array(demands, dtype=float)
-    w = np.ones(n) if weights is None else np.array(weights, dtype=float)
-    k = np.full(n, np.inf) if caps is None else np.array([np.inf if v is None else v for v in caps], dtype=float)
-    if dem.shape != (n, m) or w.shape != (n,) or k.shape != (n,) or n == 0 or m == 0:
-        return None
-    if not (cap.min() > 0 and dem.min() >= 0 and dem.max(axis=1).min() > 0 and w.min() > 0 and k.min() >= 0):
-        return None
-    users, resources = _names(n, m)
-    for a in (cap, dem, w, k):
-        a.setflags(write=False)
-    return Instance(resources=resources, capacity=cap, demands=dem, weights=w, max_tasks=k, _user_names=users)
-
-
-@functools.lru_cache(maxsize=64)
-def _names(n: int, m: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """User names ``A, B, ...`` and resource names ``r1, r2, ...``."""
-    return tuple(_user_name(i) for i in range(n)), tuple(f"r{j + 1}" for j in range(m))
-
-
-#: Integers below this are exact as floats (2^53).
-_EXACT_INT_LIMIT: int = 2**53
-
-
-def _small_int(v: object) -> bool:
-    if isinstance(v, Fraction):
-        return v.denominator == 1 and abs(v.numerator) < _EXACT_INT_LIMIT
-    return isinstance(v, int | np.integer) and abs(int(v)) < _EXACT_INT_LIMIT
-
-
-def _user_name(i: int) -> str:
-    letters = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        letters = chr(ord("A") + r) + letters
-    return letters
 
 
 class Strategy(ABC):
@@ -338,18 +257,23 @@ def decorate(rng: np.random.Generator, cls: InstanceClass, cap: np.ndarray, dem:
     zero demand entries (each user keeps one positive entry, column
     ``keep[i]`` when given), weights on 1..4, caps on 1..8 for some users."""
     n, m = int(dem.shape[0]), int(dem.shape[1])
-    dem = np.array(dem, dtype=np.int64)
+    dem = np.asarray(dem, dtype=np.int64)
     if cls.zeros and m > 1:
         mask = rng.random((n, m)) < 0.35
         keep = rng.integers(m, size=n) if keep is None else keep
         mask[np.arange(n), keep] = False
         dem = np.where(mask, 0, dem)
-    weights = [int(v) for v in rng.integers(1, 5, size=n)] if cls.weights else None
-    caps: list[int | None] | None = None
+    weights = rng.integers(1, 5, size=n) if cls.weights else None
+    caps = None
     if cls.caps:
         on = rng.random(n) < 0.4
-        caps = [int(k) if c else None for k, c in zip(rng.integers(1, 9, size=n), on, strict=True)]
-    return build([int(c) for c in cap], [[int(v) for v in row] for row in dem], weights, caps)
+        caps = np.where(on, rng.integers(1, 9, size=n), np.inf)
+    inst = int_instance(np.asarray(cap, dtype=np.int64), dem, weights, caps)
+    if inst is not None:
+        return inst
+    return build([int(c) for c in cap], [[int(v) for v in row] for row in dem],  # data from_arrays refuses
+                 None if weights is None else [int(w) for w in weights],
+                 None if caps is None else [None if k == np.inf else int(k) for k in caps])
 
 
 # ------------------------------------------------------------------- grid
