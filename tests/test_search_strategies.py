@@ -194,3 +194,26 @@ def test_positions_of_other_shapes_are_skipped_unbuilt_with_the_same_stream():
     finally:
         strategies.decorate = decorate
     assert 0 < single < 200 and built["n"] == 200 + single  # the skipped ones were never finished
+
+
+def test_int_instance_refuses_what_from_arrays_refuses():
+    """The search's fast constructor builds only data from_arrays accepts,
+    exactly as it builds it; the rest is None (then built with its errors)."""
+    from analyzer.searching.building import int_instance
+    from models import Instance
+
+    a = np.array
+    ok = int_instance(a([4, 5]), a([[1, 0], [2, 3]]), a([1, 2]), a([np.inf, 3.0]))
+    want = Instance.from_arrays([4, 5], [[1, 0], [2, 3]], resources=["r1", "r2"], users=["A", "B"],
+                                weights=[1, 2], max_tasks=[None, 3])
+    assert ok == want and vars(ok).keys() == vars(want).keys()
+    assert [ok.users, ok.resources, ok.name, ok.machines, bool(ok.extensions)] == \
+        [want.users, want.resources, want.name, want.machines, bool(want.extensions)]
+    for cap, dem, w, k in [([0, 5], [[1, 1]], None, None), ([4, 5], [[0, 0]], None, None),
+                           ([4, 5], [[1, -1]], None, None), ([4], [[1, 1]], None, None),
+                           ([4, 5], [[1, 1]], [0], None), ([4, 5], [[1, 1]], [1, 1], None),
+                           ([4, 5], [[1, 1]], None, [-1.0]), ([2**53, 5], [[1, 1]], None, None),
+                           ([4, 5], [[1, 2**53]], None, None)]:
+        got = int_instance(a(cap, dtype=np.int64), a(dem, dtype=np.int64), None if w is None else a(w),
+                           None if k is None else a(k))
+        assert got is None, (cap, dem, w, k)
