@@ -1,8 +1,9 @@
 """Property-table speed: the full table (asset, CEEI, DRF x the properties
 of Ghodsi et al., NSDI 2011, Table 2, in the default instance class).
 
-Goal (issue 24): the paper's Table 2 (asset, CEEI, DRF; every property) at
-10^4 instances a cell in <= 30 s on a 2-core machine, using all cores. The
+Goal (issue 31, after issue 24's 30 s): the paper's Table 2 (asset, CEEI,
+DRF; every property) at 10^4 instances a cell in <= 10 s on an idle 2-core
+machine, using all cores, the same table as the unbatched run. The
 CPU seconds of all processes are printed too: on a shared machine the wall
 time also measures the other users' load.
 
@@ -85,7 +86,7 @@ def main() -> None:
     n_cells = len(table.cells)
     checked = sum(c.instances for c in table.cells.values())
     report(f"{len(policies)} x {len(table.properties)} table, budget {args.budget}/cell, {cores} workers, batched",
-           t_full, "(goal <= 30 s at budget 10^4 on 2 cores)")
+           t_full, f"(goal <= 10 s at budget 10^4 on 2 idle cores, issue 31: {'met' if t_full <= 10 else 'not met'})")
     report("  CPU seconds of all its processes", cpu_full,
            f"(/ {cores} cores = {cpu_full / cores:.1f} s: the wall time on an idle machine, cores kept busy)")
     print(f"{'instances checked':<60s} {checked:10d}    ({checked / t_full:.0f} instances/s, {n_cells} cells)")
