@@ -104,3 +104,13 @@ def test_prove_timeout_past_the_clock_from_python_is_a_policy_error(setting: str
     extra = {"bound": 2} if setting == "discrete" else {}
     with pytest.raises(PolicyError, match="timeout: at most"):
         prove("drf", "envy-freeness", 2, 2, timeout=1e40, workers=1, setting=setting, **extra)
+
+
+@pytest.mark.parametrize("until", [float("inf"), float("nan")])
+def test_simulate_until_from_python_must_be_finite(until: float) -> None:
+    # the CLI refused it, simulate() from Python ran and reported NaN mean utilisations
+    from analyzer.simulation import simulate
+    from models import PolicyError
+
+    with pytest.raises(PolicyError, match="until: must be a finite number"):
+        simulate(SIM, "drf", until=until)

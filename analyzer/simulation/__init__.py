@@ -11,6 +11,7 @@ NSDI 2011, Section 7).
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -165,8 +166,9 @@ def _options(w: Workload, options: dict[str, Any], until: float | None) -> tuple
     given = opts.pop("until", None)
     if until is None:
         until = given
-    if until is not None and (isinstance(until, bool) or not isinstance(until, int | float) or until < 0):
-        raise PolicyError(f"until: must be a number >= 0, got {until!r}")
+    if until is not None and (isinstance(until, bool) or not isinstance(until, int | float)
+                              or not math.isfinite(until) or until < 0):  # inf / nan: NaN mean utilisations
+        raise PolicyError(f"until: must be a finite number >= 0, got {until!r}")
     return None if until is None else float(until), opts
 
 
