@@ -8,18 +8,7 @@ import numpy as np
 import pytest
 
 from analyzer.searching.instance_stream import make_cell
-from analyzer.searching.seeding import MAX_KEY, draws, generators, state_words
-
-
-@pytest.mark.parametrize("entropy", [[0], [7, 3], [0, 123, 456, 789, 1011], [2**40 + 5, 3], [1, 2, 3, 4, 5, 6, 7],
-                                     [2**32 - 1, 0, 2**31]])
-def test_generators_match_numpy_seeding(entropy: list[int]) -> None:
-    keys = [0, 1, 2, 17, 255, 99_999, MAX_KEY]
-    for k, gen in zip(keys, generators(entropy, keys), strict=True):
-        ref = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(k,)))
-        assert gen.integers(0, 2**62, size=6).tolist() == ref.integers(0, 2**62, size=6).tolist()
-        assert gen.random(3).tolist() == ref.random(3).tolist()
-        assert gen.integers(1, 31) == ref.integers(1, 31)  # the 32-bit buffer path too
+from analyzer.searching.seeding import MAX_KEY, draws, state_words
 
 
 def test_state_words_match_generate_state() -> None:
@@ -60,7 +49,8 @@ def _calls(rng, trial: int) -> list:
     ]
 
 
-@pytest.mark.parametrize("entropy", [[0], [7, 3], [2**32 - 1, 0, 2**31], [0, 1, 2, 3, 4]])
+@pytest.mark.parametrize("entropy", [[0], [7, 3], [2**32 - 1, 0, 2**31], [0, 1, 2, 3, 4], [0, 123, 456, 789, 1011],
+                                     [2**40 + 5, 3], [1, 2, 3, 4, 5, 6, 7]])
 def test_draws_are_numpys_draws(entropy: list[int]) -> None:
     keys = [0, 1, 5, 99, 4096, MAX_KEY]
     for trial, (k, src) in enumerate(zip(keys, draws(entropy, keys), strict=True)):

@@ -150,8 +150,19 @@ def leontief_tasks_np(need: np.ndarray, bundle: np.ndarray, caps: np.ndarray, mo
 
 def one_share_tasks_np(instance: Instance, mode: str) -> np.ndarray:
     """Tasks each user runs with ``w_i / sum(w)`` of every resource (capped)."""
-    frac = instance.weights / instance.weights.sum()
-    return leontief_tasks_np(instance.demands, frac[:, None] * instance.capacity[None, :], instance.max_tasks, mode)
+    return share_tasks_np(instance.demands, instance.capacity, instance.weights, instance.weights.sum(),
+                          instance.max_tasks, mode)
+
+
+def share_tasks_np(D: np.ndarray, R: np.ndarray, w: np.ndarray, total: float | np.ndarray, caps: np.ndarray,
+                   mode: str) -> np.ndarray:
+    """Tasks each user runs with ``w_i / total`` of every resource, capped
+    (the slice of sharing incentive, Ghodsi et al., NSDI 2011, Section 3):
+    demands ``D`` (..., n, m), capacities ``R`` (..., m), weights and caps
+    (..., n), ``total`` (...): one instance or a batch of them (users a
+    padded member lacks add nothing to its ``total``)."""
+    frac = w / np.asarray(total)[..., None]
+    return leontief_tasks_np(D, frac[..., None] * R[..., None, :], caps, mode)
 
 
 # ------------------------------------------------------------- evaluation

@@ -114,20 +114,14 @@ class EnvyFreeness(Property):
 def _envy_matrix(instance: Instance, x: np.ndarray, mode: str) -> np.ndarray:
     """``E[i, j]``: tasks user ``i`` runs with user ``j``'s bundle scaled by
     ``w_i / w_j`` (capped; floored in discrete mode); ``-inf`` on the
-    diagonal. Vectorised in row blocks."""
+    diagonal. Vectorised in row blocks (:func:`_envy_rows`)."""
     D, w, k = instance.demands, instance.weights, instance.max_tasks
     n, m = D.shape
     out = np.empty((n, n))
     step = max(1, _BLOCK // max(1, n * m))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for lo in range(0, n, step):
-            Di = D[lo:lo + step]  # (b, m) enviers
-            ratio = np.where(Di[:, None, :] > 0, D[None, :, :] / np.where(Di > 0, Di, 1.0)[:, None, :], np.inf)
-            per_task = ratio.min(axis=2)  # (b, n): own tasks per task of j
-            out[lo:lo + step] = per_task * (w[lo:lo + step, None] / w[None, :]) * x[None, :]
-    out = np.minimum(out, k[:, None])
-    if mode == DISCRETE:
-        out = np.floor(out + COMPARE_ATOL)
+    for lo in range(0, n, step):
+        rows = slice(lo, lo + step)  # the enviers of this block
+        out[rows] = _envy_rows(D[rows], w[rows], k[rows], D, w, x, mode)
     np.fill_diagonal(out, -np.inf)
     return out
 
@@ -136,8 +130,19 @@ def _envy_many(D: np.ndarray, w: np.ndarray, k: np.ndarray, x: np.ndarray, mode:
     """:func:`_envy_matrix` of a padded group of instances (demands (K, N,
     M), weights, caps and tasks (K, N)) at once, entry by entry the same
     numbers, without its diagonal: ``E[k, i, j]``."""
+    return _envy_rows(D, w, k, D, w, x, mode)
+
+
+def _envy_rows(Di: np.ndarray, wi: np.ndarray, ki: np.ndarray, D: np.ndarray, w: np.ndarray, x: np.ndarray,
+               mode: str) -> np.ndarray:
+    """``E[..., i, j]``: tasks envier ``i`` (demands ``Di`` (..., b, m),
+    weights and caps ``wi``, ``ki`` (..., b)) runs with user ``j``'s bundle
+    (demands ``D`` (..., n, m), weights ``w`` and tasks ``x`` (..., n))
+    scaled by ``w_i / w_j``, capped, floored in discrete mode (Ghodsi et
+    al., NSDI 2011, Section 3: envy-freeness)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(D[:, :, None, :] > 0, D[:, None, :, :] / np.where(D > 0, D, 1.0)[:, :, None, :], np.inf)
-        out = ratio.min(axis=3) * (w[:, :, None] / w[:, None, :]) * x[:, None, :]
-    out = np.minimum(out, k[:, :, None])
+        ratio = np.where(Di[..., :, None, :] > 0, D[..., None, :, :] / np.where(Di > 0, Di, 1.0)[..., :, None, :],
+                         np.inf)
+        out = ratio.min(axis=-1) * (wi[..., :, None] / w[..., None, :]) * x[..., None, :]  # own tasks per task of j
+    out = np.minimum(out, ki[..., :, None])
     return np.floor(out + COMPARE_ATOL) if mode == DISCRETE else out

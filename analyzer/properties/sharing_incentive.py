@@ -14,10 +14,10 @@ from ._common import (
     Evaluator,
     as_exact_str,
     leontief_tasks,
-    leontief_tasks_np,
     numeric_below,
     one_share_tasks_np,
     relative_margin,
+    share_tasks_np,
     show,
 )
 from .base import CONTINUOUS, Property, Violation, register_property
@@ -69,8 +69,7 @@ class SharingIncentive(Property):
         xs = numeric_batch(policy, instances, mode)
         out = np.ones(len(instances), dtype=bool)  # not answered by the batch: the full check decides
         for idxs, X, real, D, R, w, caps in answered_groups(instances, xs):
-            frac = w / np.array([instances[k].weights.sum() for k in idxs])[:, None]  # one_share_tasks_np's slice
-            fair = leontief_tasks_np(D, frac[:, :, None] * R[:, None, :], caps, mode)
+            fair = share_tasks_np(D, R, w, np.array([instances[k].weights.sum() for k in idxs]), caps, mode)
             out[idxs] = (numeric_below(widened(X, up=False), fair) & real).any(axis=1)
         return out
 

@@ -14,7 +14,7 @@ from models.filling_numeric import last_any, last_sum
 from ._batch import is_filling, numeric_batch
 from ._common import Evaluator, as_exact_str, leontief_tasks, per_resource, show
 from ._lie_reports import denominators, exact_report, lie_instance, simplex_grid
-from ._sp_screen import Group, fill_for, fill_key, group_key, remembered_margin
+from ._sp_screen import Group, fill_for, fill_key, group_key, remembered_margin, single_directions
 from .base import CONTINUOUS, Property, Violation, register_property
 
 #: Factors applied to one coordinate of the true demand (inflating or
@@ -229,7 +229,6 @@ class StrategyProofness(Property):
         """Candidate report directions ``s`` (rows on the simplex)."""
         m = inst.m
         need = inst.demands[i] > 0
-        truth = inst.demands[i] / inst.capacity
         blocks: list[np.ndarray] = []
         if m <= 3:
             blocks.append(simplex_grid(m, self.grid2 if m == 2 else self.grid3))
@@ -238,12 +237,7 @@ class StrategyProofness(Property):
             if (~need).any():  # also with the unneeded resources left out
                 blocks.append(np.where(need, rng.dirichlet(np.ones(m), size=self.samples // 2), 0.0))
         # the truth with coordinate j scaled by each single factor f (an unneeded one set to f/4 of the top)
-        f = np.asarray(self.singles, dtype=float)
-        singles = np.repeat(np.broadcast_to(truth, (m, m)), len(f), axis=0).copy()  # row j * len(f) + k
-        j = np.repeat(np.arange(m), len(f))
-        fk = np.tile(f, m)
-        singles[np.arange(m * len(f)), j] = np.where(need[j], truth[j] * fk, truth.max() * fk / 4)
-        blocks.append(singles)
+        blocks.append(single_directions(self, inst.demands[i][None, :], inst.capacity[None, :])[0])
         S = np.vstack(blocks)
         S = S / last_sum(S)[:, None]
         ok = ~last_any(~(S[:, need] > 0))  # a needed resource is never zeroed

@@ -1,4 +1,4 @@
-"""The generators of many stream positions at once, bit for bit those of
+"""The draws of many stream positions at once, bit for bit those of
 ``numpy.random.default_rng(numpy.random.SeedSequence(entropy, spawn_key=(k,)))``.
 
 A search draws the instance at position ``k`` with a generator seeded by
@@ -8,17 +8,15 @@ a ``PCG64`` per position costs about 60 us, more than many checks of the
 instance it draws. Here the seed sequences' hashing (numpy's
 ``SeedSequence``: ``mix_entropy`` then ``generate_state``, O'Neill's
 ``seed_seq_fe`` design) runs on a whole chunk of positions as ``uint32``
-array arithmetic, and one ``Generator`` is set to each position's PCG64
-state in turn (``pcg64_set_seed``: ``state = (inc + initstate) * M + inc``).
-The numbers drawn are identical (``tests/test_seeding.py`` compares them
-with numpy's own seeding).
+array arithmetic (:func:`state_words`), and each position's PCG64 state
+follows (``pcg64_set_seed``: ``state = (inc + initstate) * M + inc``).
 
-:func:`draws` goes one step further for the stream's own strategies: a
-:class:`Draws` per position runs PCG64 (XSL-RR 128/64) and numpy's
-``Generator.integers`` (Lemire's bounded draws), ``random`` and ``uniform``
-on Python integers, the same numbers without a ``Generator`` call's fixed
-cost (~12 us for ``integers`` with a ``size``, more than the few numbers
-a stream instance needs).
+:func:`draws` then gives, per position, a :class:`Draws` that runs PCG64
+(XSL-RR 128/64) and numpy's ``Generator.integers`` (Lemire's bounded
+draws), ``random`` and ``uniform`` on Python integers: the same numbers
+(``tests/test_seeding.py`` compares them with numpy's own seeding and
+draws) without a ``Generator`` call's fixed cost (~12 us for ``integers``
+with a ``size``, more than the few numbers a stream instance needs).
 """
 
 from __future__ import annotations
@@ -106,23 +104,6 @@ def _seeded(s0: int, s1: int, s2: int, s3: int) -> tuple[int, int]:
     """PCG64 ``(state, inc)`` of ``generate_state`` words (``pcg64_set_seed``)."""
     inc = (((s2 << 64) | s3) << 1 | 1) & _M128
     return ((inc + ((s0 << 64) | s1)) * _PCG_MULT + inc) & _M128, inc
-
-
-def generators(entropy: Sequence[int], keys: Sequence[int]) -> Iterator[np.random.Generator]:
-    """For each ``k`` of ``keys`` in turn, a generator in the state of
-    ``numpy.random.default_rng(numpy.random.SeedSequence(entropy, spawn_key=(k,)))``.
-
-    It is one generator, re-seeded before each yield: use it before
-    asking for the next.
-    """
-    words = state_words(entropy, np.asarray(keys, dtype=np.int64)).tolist()
-    gen = np.random.Generator(np.random.PCG64(0))
-    bits = gen.bit_generator
-    for s0, s1, s2, s3 in words:
-        state, inc = _seeded(s0, s1, s2, s3)
-        bits.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": 0,
-                      "uinteger": 0}
-        yield gen
 
 
 def draws(entropy: Sequence[int], keys: Sequence[int]) -> Iterator[Draws]:
