@@ -110,6 +110,12 @@ _INSTANCE_FACTORIES: tuple[tuple[str, Callable[[], object]], ...] = tuple(
     if f.default_factory is not dataclasses.MISSING and not _frozen_dataclass(f.default_factory))
 _INSTANCE_DEFAULTS.update({f.name: f.default_factory() for f in dataclasses.fields(Instance)
                            if f.default_factory is not dataclasses.MISSING and _frozen_dataclass(f.default_factory)})
+#: The fields without a default, which :func:`int_instance` sets itself.
+_SET_HERE = frozenset({"resources", "capacity", "demands", "weights", "max_tasks"})
+if ({f.name for f in dataclasses.fields(Instance)} - _INSTANCE_DEFAULTS.keys() - {n for n, _ in _INSTANCE_FACTORIES}
+        != _SET_HERE or hasattr(Instance, "__post_init__")):  # a constructor step int_instance would skip
+    raise ImportError("analyzer.searching.building: models.Instance changed its fields or gained a __post_init__; "
+                      "int_instance must build what its constructor builds")
 
 
 def _small_int(v: object) -> bool:
