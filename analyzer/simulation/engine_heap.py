@@ -70,11 +70,7 @@ class UserHeap:
     def _held(self, i: int) -> None:
         """User ``i``'s use changed now: fold the share it held into its memory."""
         if self.rate > 0.0:
-            um = self.um
-            if um[i, ks.M_SINCE] != self.now:
-                um[i, ks.M_MEM] = self._memory(i)
-                um[i, ks.M_SINCE] = self.now
-            um[i, ks.M_SHARE] = float(self.model.shares(self.U[i][None, :])[0])
+            ks.memory_hold(self.um, i, self.rate, self.now, float(self.model.shares(self.U[i][None, :])[0]))
 
     def _rekey(self) -> None:
         """Every waiting user's key now (usage memory moves with time)."""
