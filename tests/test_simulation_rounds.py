@@ -52,10 +52,10 @@ def test_rounds_of_two_resources_and_weights(tmp_path: Path) -> None:
                  '[users.a]\ntasks = [10, 10, 0]\ndemand = { cpu = 1, mem = 1 }\nweight = 3\n'
                  '[users.b]\ntasks = [10, 10, 10]\ndemand = { cpu = 1, mem = 4 }\n')
     r = simulate(f, "drf")
-    # DRF each round: a <0.1, 0.05> per task, weight 3; b <0.1, 0.2>: 3 x_b * 0.2 ... = x_a * 0.1 / 3 equalised
+    # weighted DRF by whole tasks each round: a's key rises 0.1 / 3 a task, b's 0.2 (mem); a wins ties (first):
+    # a 6 tasks and b 1 are at 0.2, a takes its 7th, b its 2nd (0.4), a its 8th and the 10 cpus are full
     per = r.tasks_per_round()
-    assert per["b"][2] == 5 and per["a"][2] == 0  # alone in round 3: mem (20) holds 5 of b's tasks
-    assert per["a"][0] + per["b"][0] <= 10 and per["a"][0] > per["b"][0]
+    assert per == {"a": [8, 8, 0], "b": [2, 2, 5]}  # alone in round 3: mem (20) holds 5 of b's tasks
     assert r.end == pytest.approx(0.3) and sum(per["a"]) + sum(per["b"]) == r.stats["tasks_launched"]
     with pytest.raises(ValueError, match="repeated rounds"):
         simulate({"machines": [{"count": 1, "cpu": 1}],

@@ -70,17 +70,16 @@ class UserHeap:
     def _held(self, i: int) -> None:
         """User ``i``'s use changed now: fold the share it held into its memory."""
         if self.rate > 0.0:
-            um = self.um
-            if um[i, ks.M_SINCE] != self.now:
-                um[i, ks.M_MEM] = self._memory(i)
-                um[i, ks.M_SINCE] = self.now
-            um[i, ks.M_SHARE] = float(self.model.shares(self.U[i][None, :])[0])
+            ks.memory_hold(self.um, i, self.rate, self.now, float(self.model.shares(self.U[i][None, :])[0]))
 
     def _rekey(self) -> None:
-        """Every waiting user's key now (usage memory moves with time)."""
-        self.heap[:] = []
-        for i, u in enumerate(self.users):
+        """Every waiting user's key now (usage memory moves with time); the
+        shares in one call, as :meth:`_push_many` computes them."""
+        users = self.users
+        for u in users:
             u.version += 1
-            if u.queue and not u.blocked:
-                self.heap.append((self._key(i), u.rank, u.version, i))
+        idx = [i for i, u in enumerate(users) if u.queue and not u.blocked]
+        shares = self.model.shares(self.U[idx]).tolist() if idx else []
+        self.heap[:] = [((s + self._memory(i)) / users[i].weight, users[i].rank, users[i].version, i)
+                        for i, s in zip(idx, shares, strict=True)]
         heapq.heapify(self.heap)

@@ -131,7 +131,7 @@ class State:
         self.ft = np.zeros(1)
         self.U = np.zeros((16, C), dtype=np.int64)
         for name, fill in self.USER.items():
-            if name != "U":
+            if name not in ("U", "um"):  # the two 2-D arrays, made here and below
                 setattr(self, name, np.full(16, fill, dtype=np.int64 if isinstance(fill, int) else float))
         self.ublk = self.ublk.astype(np.int8)
         self.um = np.zeros((16, ks.N_MEMORY_FIELDS))  # usage memory (:mod:`.memory`)

@@ -75,12 +75,18 @@ def memory_at(um: np.ndarray, i: int, lam: float, t: float) -> float:
 def memory_sync(U: np.ndarray, den: np.ndarray, form: int, um: np.ndarray, i: int, lam: float, t: float) -> None:
     """After user ``i``'s use changed at time ``t``: fold the share it held
     until now into its memory and hold the new one from ``t``."""
-    if lam <= 0.0:
-        return
+    if lam > 0.0:
+        memory_hold(um, i, lam, t, key_of(U, i, den, form, 1.0, 0.0))
+
+
+def memory_hold(um: np.ndarray, i: int, lam: float, t: float, share: float) -> None:
+    """User ``i`` holds ``share`` from time ``t`` on (``lam > 0``): the share
+    it held until now is folded into its memory first (one definition for
+    both engines: the reference engine computes ``share`` its own way)."""
     if um[i, M_SINCE] != t:
         um[i, M_MEM] = memory_at(um, i, lam, t)
         um[i, M_SINCE] = t
-    um[i, M_SHARE] = key_of(U, i, den, form, 1.0, 0.0)
+    um[i, M_SHARE] = share
 
 
 # ---------------------------------------------------------------- user heap (indexed: one entry per user)
@@ -251,5 +257,5 @@ def set_blocked(ublk: np.ndarray, bl: np.ndarray, blpos: np.ndarray, c: np.ndarr
 
 
 #: Callees first.
-HELPERS = (key_of, key_after, memory_at, memory_sync, _hless, _hswap, _hdown, _hsift, heap_set, heap_rekey,
-           heap_remove, tree_fix, _tfits, first_fit, push_user, unlink, set_blocked)
+HELPERS = (key_of, key_after, memory_at, memory_hold, memory_sync, _hless, _hswap, _hdown, _hsift, heap_set,
+           heap_rekey, heap_remove, tree_fix, _tfits, first_fit, push_user, unlink, set_blocked)

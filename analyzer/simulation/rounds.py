@@ -123,11 +123,10 @@ def rounds_body(data: Mapping[str, Any], name: str = "") -> tuple[dict[str, Any]
         raise InstanceError(f"users.{u}.tasks: every user needs one entry per round ({max(count)} rounds)")
     n_rounds = count.pop()
     start = [r * float(length) for r in range(n_rounds + 1)]  # a task lasting start[r+1] - start[r] ends exactly then
+    # not empty: _user refuses a user asking for no task in any round
     jobs = [{"user": u, "name": f"{u} round {r + 1}", "arrival": start[r], "tasks": n, "demand": demand,
              "duration": start[r + 1] - start[r], "until": start[r] + float(length) / 2}
             for r in range(n_rounds) for u, (tasks, demand, _) in parsed.items() if (n := tasks[r]) > 0]
-    if not jobs:
-        raise InstanceError("users: no user asks for a task in any round")
     simulation = dict(data.get("simulation", {}))
     simulation.setdefault("until", start[-1])
     body = {"name": data.get("name", name), "machines": [{"count": 1, **resources}], "jobs": jobs,
