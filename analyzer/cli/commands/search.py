@@ -38,7 +38,6 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
-        bar.close()
         where = f"; continue with --resume --out {args.out}" if args.out else ""
         return fail(f"interrupted after {checked[0]} instances{where}", EXIT_INTERRUPTED)
     finally:

@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if args.policies is not None or args.metrics is not None:
         return _run_table(args)
     from ...worst import get_metric, worst_case
-    from ._progress import progress_bar, quiet_numeric_warnings
+    from ._progress import behind_bar, progress_bar
 
     budget = args.budget or get_metric(args.metric).default_budget
     bar = progress_bar(budget, "eval", args.quiet, f"{args.policy} / {args.metric}")
@@ -119,12 +119,9 @@ def run(args: argparse.Namespace) -> int:
         bar.set_postfix_str(f"worst {best:.6g}", refresh=False)
 
     bound = {"auto": None, "yes": True, "no": False}[args.bound]
-    try:
-        with quiet_numeric_warnings():
-            r = worst_case(args.policy, args.metric, args.users, args.resources, seed=args.seed, budget=budget,
-                           domain=args.domain, timeout=args.timeout, bound=bound, progress=tick, mode=args.mode)
-    finally:
-        bar.close()
+    with behind_bar(bar):
+        r = worst_case(args.policy, args.metric, args.users, args.resources, seed=args.seed, budget=budget,
+                       domain=args.domain, timeout=args.timeout, bound=bound, progress=tick, mode=args.mode)
     if args.save:
         with open(args.save, "w", encoding="utf-8") as fh:
             fh.write(r.instance.to_toml())
