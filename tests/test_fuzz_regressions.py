@@ -1,7 +1,7 @@
 """What the fuzz campaign of issue 28 found, pinned as plain tests (each
 case once, fast): a negative ``--seed`` named as such, a discrete run on
 integers past int64, a simulation until an infinite time, a plot at a dpi
-too small for its text."""
+too small for its text, an output file that cannot be written."""
 
 from __future__ import annotations
 
@@ -116,3 +116,34 @@ def test_simulate_until_from_python_must_be_finite(until: float) -> None:
 
     with pytest.raises(PolicyError, match="until: must be a finite number"):
         simulate(SIM, "drf", until=until)
+
+
+UNWRITABLE = [
+    (["worst", "drf", "efficiency", "--budget", "3", "--bound", "no", "--quiet", "--save"], "--save"),
+    (["variants", "--find", "tie", "--budget", "3", "--out"], "--out"),
+    (["plot", PAPER, "-o"], "-o"),
+]
+
+
+@pytest.mark.parametrize(("argv", "flag"), UNWRITABLE, ids=lambda a: a[0] if isinstance(a, list) else a)
+def test_an_output_file_that_cannot_be_written_is_refused_before_the_work(
+        argv: list[str], flag: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # worst --save and variants --out were FileNotFoundError tracebacks after the whole search
+    target = str(tmp_path / "missing" / "out.toml") if flag != "-o" else str(tmp_path / "missing" / "out.png")
+    assert main([*argv, target]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"fairalloc: error: {flag} {target}: directory") and "does not exist" in err, err
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["worst", "--policies", "drf", "--metrics", "efficiency", "--save"], "--save"),
+    (["variants", PAPER, "--out"], "--out"),
+])
+def test_an_output_file_the_command_would_not_write_is_refused(
+        argv: list[str], flag: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # the worst table and variants on a file ignored --save / --out silently
+    assert main([*argv, str(tmp_path / "x.toml")]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"fairalloc: error: {flag}: "), err
+    assert not (tmp_path / "x.toml").exists()

@@ -13,7 +13,16 @@ from typing import Any
 
 from ...formats import Document, render
 from ...render import Table, fmt_number
-from ..common import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_format_option, fail, seed_value, write_out
+from ..common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    add_format_option,
+    check_destination,
+    fail,
+    seed_value,
+    write_out,
+)
 
 
 def register(sub: Any) -> None:
@@ -94,6 +103,10 @@ def _check(args: argparse.Namespace) -> None:
         from .plot import check_output_path
 
         check_output_path(args.plot, "--plot")
+    if args.save is not None:
+        if table:
+            raise UsageError("--save: writes one worst instance; give POLICY METRIC, not --policies/--metrics")
+        check_destination(args.save, "--save")
     check_search_options(args, _split(args.metrics) if table else [args.metric])
     for m in _split(args.metrics) if table else [args.metric]:
         modes = get_metric(m).modes
