@@ -122,13 +122,18 @@ UNWRITABLE = [
     (["worst", "drf", "efficiency", "--budget", "3", "--bound", "no", "--quiet", "--save"], "--save"),
     (["variants", "--find", "tie", "--budget", "3", "--out"], "--out"),
     (["plot", PAPER, "-o"], "-o"),
+    (["search", "--policy", "drf", "--property", "envy-freeness", "--budget", "3", "--workers", "1", "--quiet",
+      "--out"], "--out"),
+    (["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "3", "--workers", "1", "--quiet",
+      "--out"], "--out"),
 ]
 
 
 @pytest.mark.parametrize(("argv", "flag"), UNWRITABLE, ids=lambda a: a[0] if isinstance(a, list) else a)
 def test_an_output_file_that_cannot_be_written_is_refused_before_the_work(
         argv: list[str], flag: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    # worst --save and variants --out were FileNotFoundError tracebacks after the whole search
+    # worst --save, variants --out, search --out and table --out were FileNotFoundError tracebacks (the last
+    # two from the searching's checkpoint file)
     target = str(tmp_path / "missing" / "out.toml") if flag != "-o" else str(tmp_path / "missing" / "out.png")
     assert main([*argv, target]) == 2
     out, err = capfd.readouterr()
