@@ -152,3 +152,29 @@ def test_an_output_file_the_command_would_not_write_is_refused(
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"fairalloc: error: {flag}: "), err
     assert not (tmp_path / "x.toml").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "3", "--workers", "1", "--quiet",
+     "--prove", "2,2"],
+    ["frontier", "fds", "--param", "beta", "--values", "1", "--budget", "3", "--properties", "envy-freeness",
+     "--workers", "1", "--quiet"],
+], ids=lambda a: a[0])
+@pytest.mark.parametrize("seconds", ["1e300", "nan", "inf", "0"])
+def test_a_prove_timeout_no_deadline_can_hold_is_refused_before_the_search(
+        argv: list[str], seconds: str, capfd: pytest.CaptureFixture[str]) -> None:
+    # 1e300 passed the commands' own checks, ran the whole search, then failed in the proof naming "timeout";
+    # one check now (analyzer.proving.arguments.validate_timeout), as for prove --timeout
+    assert main([*argv, "--prove-timeout", seconds]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("fairalloc: error: --prove-timeout: "), err
+
+
+def test_a_prove_timeout_from_python_is_checked_before_the_search() -> None:
+    from analyzer import frontier, property_table
+    from models import PolicyError
+
+    with pytest.raises(PolicyError, match="prove_timeout: at most"):
+        property_table(["drf"], ["envy-freeness"], budget=3, prove=(2, 2), prove_timeout=1e300, workers=1)
+    with pytest.raises(PolicyError, match="prove_timeout: at most"):
+        frontier("fds", "beta", [1], properties=["envy-freeness"], budget=3, prove_timeout=1e300, workers=1)

@@ -35,8 +35,10 @@ def run(args: argparse.Namespace) -> int:
     budget = checked_budget(args.budget, DEFAULT_BUDGET)
     checked_out(args.out)
     sizes = prove_sizes(args.prove) if args.prove is not None else None
-    if sizes is not None and not 0 < args.prove_timeout < float("inf"):  # checked before the search, not after
-        raise UsageError(f"--prove-timeout: must be a positive number of seconds, got {args.prove_timeout:g}")
+    if sizes is not None:  # checked before the search, not after
+        from ...proving.arguments import validate_timeout
+
+        validate_timeout(args.prove_timeout, "--prove-timeout")
     bound = prove_bound(args.prove_bound, sizes is not None, args.mode)
     props = split_list(args.property, "property") if args.property is not None else None
     try:
