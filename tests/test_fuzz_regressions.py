@@ -178,3 +178,23 @@ def test_a_prove_timeout_from_python_is_checked_before_the_search() -> None:
         property_table(["drf"], ["envy-freeness"], budget=3, prove=(2, 2), prove_timeout=1e300, workers=1)
     with pytest.raises(PolicyError, match="prove_timeout: at most"):
         frontier("fds", "beta", [1], properties=["envy-freeness"], budget=3, prove_timeout=1e300, workers=1)
+
+
+@pytest.mark.parametrize("argv", [
+    ["worst", "drf", "efficiency", "--budget", "3", "--quiet"],
+    ["worst", "--policies", "drf", "--metrics", "efficiency", "--budget", "3", "--quiet"],
+    ["frontier", "fds", "--param", "beta", "--values", "1", "--budget", "3", "--quiet"],
+], ids=lambda a: " ".join(a[:2]))
+def test_a_search_timeout_past_the_clock_is_bad_input(argv: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    # was OverflowError: timestamp out of range for platform time_t (a traceback)
+    assert main([*argv, "--timeout", "1e300"]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("fairalloc: error: --timeout: "), err
+    assert "at most" in err
+
+
+def test_a_search_timeout_past_the_clock_from_python_is_refused() -> None:
+    from analyzer import worst_case
+
+    with pytest.raises(ValueError, match="timeout: at most"):
+        worst_case("drf", "efficiency", 2, 2, budget=3, timeout=1e300)

@@ -6,10 +6,10 @@ timeout and the workers."""
 from __future__ import annotations
 
 import math
-import threading
 from typing import Any
 
 from models import PolicyError
+from models.limits import MAX_TIMEOUT_SECONDS
 
 
 def validate_size(users: Any, resources: Any, domain: Any, timeout: Any, workers: Any, min_users: int,
@@ -46,5 +46,5 @@ def validate_timeout(timeout: Any, name: str = "timeout") -> None:
     """
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0 or math.isinf(timeout):
         raise PolicyError(f"{name}: must be a positive number of seconds, got {timeout!r}")
-    if timeout > threading.TIMEOUT_MAX:  # the proof's deadline would overflow the clock (OverflowError)
-        raise PolicyError(f"{name}: at most {threading.TIMEOUT_MAX:.3g} seconds, got {timeout:g}")
+    if timeout > MAX_TIMEOUT_SECONDS:  # the proof's deadline would overflow the clock (OverflowError)
+        raise PolicyError(f"{name}: at most {MAX_TIMEOUT_SECONDS:.3g} seconds, got {timeout:g}")

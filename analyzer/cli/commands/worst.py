@@ -62,6 +62,7 @@ def add_search_options(p: Any) -> None:
 def check_search_options(args: argparse.Namespace, metrics: list[str]) -> None:
     """UsageError for a bad size, budget or timeout, an unknown metric, or
     a size beyond what the search solves for one of ``metrics``."""
+    from models.limits import MAX_TIMEOUT_SECONDS
     from models.registry import UnknownNameError
 
     from ...worst.core import check_size
@@ -72,8 +73,8 @@ def check_search_options(args: argparse.Namespace, metrics: list[str]) -> None:
             raise UsageError(f"--{flag}: must be >= 1, got {getattr(args, flag)}")
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget: must be >= 1, got {args.budget}")
-    if args.timeout is not None and not args.timeout > 0:
-        raise UsageError(f"--timeout: must be > 0, got {args.timeout}")
+    if args.timeout is not None and not 0 < args.timeout <= MAX_TIMEOUT_SECONDS:
+        raise UsageError(f"--timeout: must be > 0 and at most {MAX_TIMEOUT_SECONDS:.3g} seconds, got {args.timeout:g}")
     try:
         for m in metrics:
             check_size(args.users, args.resources, args.domain, get_metric(m))
