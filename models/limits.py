@@ -11,6 +11,7 @@ acceptance test runs under a 4 GB address-space limit).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,10 @@ MAX_GRID_POSITIONS: int = 50_000
 #: ``users^2 x resources`` terms (envy, every pair of users), and the
 #: largest sizes proved in ``benchmarks/bench_prove.py`` are 6 x 6.
 MAX_PROVE_ENTRIES: int = 256
+#: The longest timeout, in seconds, a deadline on the clock can hold (a
+#: longer one overflows ``time``'s and ``threading``'s conversions: an
+#: OverflowError deep in the run).
+MAX_TIMEOUT_SECONDS: float = threading.TIMEOUT_MAX
 
 
 def refuse_above(field: str, size: float, limit: int, what: str, hint: str = "") -> None:

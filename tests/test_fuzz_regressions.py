@@ -1,7 +1,7 @@
 """What the fuzz campaign of issue 28 found, pinned as plain tests (each
 case once, fast): a negative ``--seed`` named as such, a discrete run on
 integers past int64, a simulation until an infinite time, a plot at a dpi
-too small for its text."""
+too small for its text, an output file that cannot be written."""
 
 from __future__ import annotations
 
@@ -88,11 +88,13 @@ def test_a_policy_parameter_past_the_largest_float(capfd: pytest.CaptureFixture[
         positive_parameter(get_policy(f"fds:beta={10**400}"), "beta")
 
 
-def test_prove_timeout_past_the_clock_is_bad_input(capfd: pytest.CaptureFixture[str]) -> None:
-    # was OverflowError: timestamp too large to convert to C _PyTime_t (a traceback)
-    assert main(["prove", "drf", "envy-freeness", "--timeout", "9" * 40, "--workers", "1"]) == 2
+@pytest.mark.parametrize("discrete", [[], ["--discrete", "--bound", "2"]])
+def test_prove_timeout_past_the_clock_is_bad_input(discrete: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    # was OverflowError: timestamp too large to convert to C _PyTime_t (a traceback); both settings refuse it
+    # with the same line, from the one check of the proof's arguments (analyzer.proving.arguments)
+    assert main(["prove", "drf", "envy-freeness", "--timeout", "9" * 40, "--workers", "1", *discrete]) == 2
     err = capfd.readouterr().err
-    assert err.count("\n") == 1 and "--timeout: at most" in err, err
+    assert err.count("\n") == 1 and "timeout: at most" in err, err
 
 
 @pytest.mark.parametrize("setting", ["continuous", "discrete"])
@@ -114,3 +116,85 @@ def test_simulate_until_from_python_must_be_finite(until: float) -> None:
 
     with pytest.raises(PolicyError, match="until: must be a finite number"):
         simulate(SIM, "drf", until=until)
+
+
+UNWRITABLE = [
+    (["worst", "drf", "efficiency", "--budget", "3", "--bound", "no", "--quiet", "--save"], "--save"),
+    (["variants", "--find", "tie", "--budget", "3", "--out"], "--out"),
+    (["plot", PAPER, "-o"], "-o"),
+    (["search", "--policy", "drf", "--property", "envy-freeness", "--budget", "3", "--workers", "1", "--quiet",
+      "--out"], "--out"),
+    (["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "3", "--workers", "1", "--quiet",
+      "--out"], "--out"),
+]
+
+
+@pytest.mark.parametrize(("argv", "flag"), UNWRITABLE, ids=lambda a: a[0] if isinstance(a, list) else a)
+def test_an_output_file_that_cannot_be_written_is_refused_before_the_work(
+        argv: list[str], flag: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # worst --save, variants --out, search --out and table --out were FileNotFoundError tracebacks (the last
+    # two from the searching's checkpoint file)
+    target = str(tmp_path / "missing" / "out.toml") if flag != "-o" else str(tmp_path / "missing" / "out.png")
+    assert main([*argv, target]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"fairalloc: error: {flag} {target}: directory") and "does not exist" in err, err
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["worst", "--policies", "drf", "--metrics", "efficiency", "--save"], "--save"),
+    (["variants", PAPER, "--out"], "--out"),
+])
+def test_an_output_file_the_command_would_not_write_is_refused(
+        argv: list[str], flag: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # the worst table and variants on a file ignored --save / --out silently
+    assert main([*argv, str(tmp_path / "x.toml")]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"fairalloc: error: {flag}: "), err
+    assert not (tmp_path / "x.toml").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["table", "--policy", "drf", "--property", "envy-freeness", "--budget", "3", "--workers", "1", "--quiet",
+     "--prove", "2,2"],
+    ["frontier", "fds", "--param", "beta", "--values", "1", "--budget", "3", "--properties", "envy-freeness",
+     "--workers", "1", "--quiet"],
+], ids=lambda a: a[0])
+@pytest.mark.parametrize("seconds", ["1e300", "nan", "inf", "0"])
+def test_a_prove_timeout_no_deadline_can_hold_is_refused_before_the_search(
+        argv: list[str], seconds: str, capfd: pytest.CaptureFixture[str]) -> None:
+    # 1e300 passed the commands' own checks, ran the whole search, then failed in the proof naming "timeout";
+    # one check now (analyzer.proving.arguments.validate_timeout), as for prove --timeout
+    assert main([*argv, "--prove-timeout", seconds]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("fairalloc: error: --prove-timeout: "), err
+
+
+def test_a_prove_timeout_from_python_is_checked_before_the_search() -> None:
+    from analyzer import frontier, property_table
+    from models import PolicyError
+
+    with pytest.raises(PolicyError, match="prove_timeout: at most"):
+        property_table(["drf"], ["envy-freeness"], budget=3, prove=(2, 2), prove_timeout=1e300, workers=1)
+    with pytest.raises(PolicyError, match="prove_timeout: at most"):
+        frontier("fds", "beta", [1], properties=["envy-freeness"], budget=3, prove_timeout=1e300, workers=1)
+
+
+@pytest.mark.parametrize("argv", [
+    ["worst", "drf", "efficiency", "--budget", "3", "--quiet"],
+    ["worst", "--policies", "drf", "--metrics", "efficiency", "--budget", "3", "--quiet"],
+    ["frontier", "fds", "--param", "beta", "--values", "1", "--budget", "3", "--quiet"],
+], ids=lambda a: " ".join(a[:2]))
+def test_a_search_timeout_past_the_clock_is_bad_input(argv: list[str], capfd: pytest.CaptureFixture[str]) -> None:
+    # was OverflowError: timestamp out of range for platform time_t (a traceback)
+    assert main([*argv, "--timeout", "1e300"]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("fairalloc: error: --timeout: "), err
+    assert "at most" in err
+
+
+def test_a_search_timeout_past_the_clock_from_python_is_refused() -> None:
+    from analyzer import worst_case
+
+    with pytest.raises(ValueError, match="timeout: at most"):
+        worst_case("drf", "efficiency", 2, 2, budget=3, timeout=1e300)

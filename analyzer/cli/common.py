@@ -200,6 +200,23 @@ def split_list(value: str, what: str) -> list[str]:
     return items
 
 
+def check_destination(path: str, flag: str) -> None:
+    """Refuse a file the command cannot write, before any work is done: a
+    directory, a missing parent directory, or no write permission (a
+    :class:`UsageError` naming ``flag`` and the path)."""
+    import os
+    from pathlib import Path
+
+    out = Path(path)
+    parent = out.parent if str(out.parent) else Path(".")
+    if out.is_dir():
+        raise UsageError(f"{flag} {path}: is a directory")
+    if not parent.is_dir():
+        raise UsageError(f"{flag} {path}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise UsageError(f"{flag} {path}: not writable")
+
+
 def write_out(text: str) -> None:
     """Write to stdout (a closed pipe is not an error)."""
     sys.stdout.write(text)

@@ -123,6 +123,7 @@ def _plan(policy: str, param: str, values: Sequence[Any], metric: str, propertie
     """The metric, the property names and the members (label, value; one
     per label), every argument checked before any work."""
     from ..properties.base import get_property
+    from ..proving.arguments import validate_timeout
     from ..worst import get_metric
     from ..worst.core import check_size
 
@@ -130,8 +131,7 @@ def _plan(policy: str, param: str, values: Sequence[Any], metric: str, propertie
     check_size(users, resources, domain, met)
     if not values:
         raise PolicyError("values: give at least one value")
-    if not prove_timeout > 0:
-        raise ValueError(f"prove_timeout: must be > 0, got {prove_timeout!r}")
+    validate_timeout(prove_timeout, "prove_timeout")
     props = tuple(get_property(p).name for p in properties)
     return met, props, list(dict(member(policy, param, v) for v in values).items())
 

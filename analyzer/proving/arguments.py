@@ -6,10 +6,10 @@ timeout and the workers."""
 from __future__ import annotations
 
 import math
-import threading
 from typing import Any
 
 from models import PolicyError
+from models.limits import MAX_TIMEOUT_SECONDS
 
 
 def validate_size(users: Any, resources: Any, domain: Any, timeout: Any, workers: Any, min_users: int,
@@ -32,7 +32,19 @@ def validate_size(users: Any, resources: Any, domain: Any, timeout: Any, workers
         whole(workers, "workers", 1)
     if domain not in domains:
         raise PolicyError(f"domain: must be one of {', '.join(domains)}, got {domain!r}")
+    validate_timeout(timeout)
+
+
+def validate_timeout(timeout: Any, name: str = "timeout") -> None:
+    """Check a proof's timeout: a positive, finite number of seconds that a
+    deadline on the clock can hold.
+
+    Raises
+    ------
+    PolicyError
+        Naming ``name`` (a bad-input error, exit code 2 on the CLI).
+    """
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0 or math.isinf(timeout):
-        raise PolicyError(f"timeout: must be a positive number of seconds, got {timeout!r}")
-    if timeout > threading.TIMEOUT_MAX:  # the proof's deadline would overflow the clock (OverflowError)
-        raise PolicyError(f"timeout: at most {threading.TIMEOUT_MAX:.3g} seconds, got {timeout:g}")
+        raise PolicyError(f"{name}: must be a positive number of seconds, got {timeout!r}")
+    if timeout > MAX_TIMEOUT_SECONDS:  # the proof's deadline would overflow the clock (OverflowError)
+        raise PolicyError(f"{name}: at most {MAX_TIMEOUT_SECONDS:.3g} seconds, got {timeout:g}")

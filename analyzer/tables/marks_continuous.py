@@ -317,6 +317,7 @@ def checked_sizes(prove: Any, timeout: Any) -> tuple[int, int]:
     from models.limits import MAX_PROVE_ENTRIES, refuse_above
 
     refuse_above("prove", prove[0] * prove[1], MAX_PROVE_ENTRIES, "demand entries (users x resources) to prove")
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < float("inf"):
-        raise PolicyError(f"prove_timeout: must be a positive number of seconds, got {timeout!r}")
+    from ..proving.arguments import validate_timeout
+
+    validate_timeout(timeout, "prove_timeout")
     return int(prove[0]), int(prove[1])

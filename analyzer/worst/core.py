@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 
 from models import Policy, get_policy
+from models.limits import MAX_TIMEOUT_SECONDS
 
 from .certify import Certifier, exact_version, float_measure
 from .metrics.base import Metric, get_metric
@@ -123,6 +124,8 @@ def _checked_budget(met: Metric, budget: int | None, timeout: float | None) -> i
         raise ValueError(f"budget: must be an integer >= 1, got {budget!r}")
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout: must be > 0, got {timeout!r}")
+    if timeout is not None and timeout > MAX_TIMEOUT_SECONDS:  # the search's deadline would overflow the clock
+        raise ValueError(f"timeout: at most {MAX_TIMEOUT_SECONDS:.3g} seconds, got {timeout:g}")
     return budget
 
 

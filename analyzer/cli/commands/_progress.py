@@ -79,6 +79,16 @@ def add_run_options(p: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def checked_out(path: str | None) -> str | None:
+    """The ``--out`` file of ``search`` and ``table``, refused before the
+    work when it cannot be written (:func:`~analyzer.cli.common.check_destination`)."""
+    from ..common import check_destination
+
+    if path is not None:
+        check_destination(path, "--out")
+    return path
+
+
 def checked_budget(value: int | None, default: int) -> int:
     """The ``--budget`` value, validated.
 

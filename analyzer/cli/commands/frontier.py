@@ -41,8 +41,9 @@ def _check(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     """The values and properties; UsageError for a bad flag."""
     values = split_list(args.values, "values")
     props = split_list(args.properties, "properties") if args.properties.strip() else []
-    if not args.prove_timeout > 0:
-        raise UsageError(f"--prove-timeout: must be > 0, got {args.prove_timeout}")
+    from ...proving.arguments import validate_timeout
+
+    validate_timeout(args.prove_timeout, "--prove-timeout")
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers: must be >= 0, got {args.workers}")
     if args.plot is not None:

@@ -5,12 +5,11 @@ Figures 3 and 4); with ``--discrete``, continuous against discrete."""
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..common import UsageError, add_file_argument, load_instance, split_list
+from ..common import UsageError, add_file_argument, check_destination, load_instance, split_list
 
 DEFAULT_POLICIES = "drf,asset,ceei"
 
@@ -69,15 +68,8 @@ def check_output_path(path: str, flag: str = "-o") -> Path:
         plot_format(path)
     except ValueError as exc:
         raise UsageError(f"{flag} {exc}") from None
-    out = Path(path)
-    parent = out.parent if str(out.parent) else Path(".")
-    if out.is_dir():
-        raise UsageError(f"{flag} {path}: is a directory")
-    if not parent.is_dir():
-        raise UsageError(f"{flag} {path}: directory {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        raise UsageError(f"{flag} {path}: not writable")
-    return out
+    check_destination(path, flag)
+    return Path(path)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..common import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, UsageError, fail, write_out
-from ._progress import add_run_options, checked_budget, progress_bar, quiet_numeric_warnings
+from ._progress import add_run_options, checked_budget, checked_out, progress_bar, quiet_numeric_warnings
 
 
 def register(sub: Any) -> None:
@@ -23,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from ...tables.table import DEFAULT_BUDGET
 
     budget = checked_budget(args.budget, DEFAULT_BUDGET)
+    checked_out(args.out)
     bar = progress_bar(budget, "inst", args.quiet, f"{args.policy} / {args.property}")
     checked = [0]  # counted here: a disabled bar (--quiet, no terminal) counts nothing
 
@@ -38,7 +39,6 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
-        bar.close()
         where = f"; continue with --resume --out {args.out}" if args.out else ""
         return fail(f"interrupted after {checked[0]} instances{where}", EXIT_INTERRUPTED)
     finally:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..common import EXIT_INTERRUPTED, EXIT_OK, UsageError, fail, split_list, write_out
-from ._progress import add_run_options, behind_bar, checked_budget, progress_bar
+from ._progress import add_run_options, behind_bar, checked_budget, checked_out, progress_bar
 
 DEFAULT_POLICIES = "asset,ceei,drf"
 #: The columns of a dynamic-setting table: the two dynamic mechanisms and
@@ -33,9 +33,12 @@ def run(args: argparse.Namespace) -> int:
     from ...tables.table import DEFAULT_BUDGET, TableRun
 
     budget = checked_budget(args.budget, DEFAULT_BUDGET)
+    checked_out(args.out)
     sizes = prove_sizes(args.prove) if args.prove is not None else None
-    if sizes is not None and not 0 < args.prove_timeout < float("inf"):  # checked before the search, not after
-        raise UsageError(f"--prove-timeout: must be a positive number of seconds, got {args.prove_timeout:g}")
+    if sizes is not None:  # checked before the search, not after
+        from ...proving.arguments import validate_timeout
+
+        validate_timeout(args.prove_timeout, "--prove-timeout")
     bound = prove_bound(args.prove_bound, sizes is not None, args.mode)
     props = split_list(args.property, "property") if args.property is not None else None
     try:

@@ -8,7 +8,15 @@ from typing import Any
 
 from ...formats import Document, render
 from ...render import Table
-from ..common import UsageError, add_format_option, load_instance, seed_value, split_list, write_out
+from ..common import (
+    UsageError,
+    add_format_option,
+    check_destination,
+    load_instance,
+    seed_value,
+    split_list,
+    write_out,
+)
 
 
 def register(sub: Any) -> None:
@@ -39,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give a scenario FILE or --find KIND (not both)")
     if args.budget < 1:
         raise UsageError(f"--budget: must be >= 1, got {args.budget}")
+    if args.out is not None:
+        if args.find is None:
+            raise UsageError("--out: only with --find (it writes the instance found)")
+        check_destination(args.out, "--out")
     notes: list[str] = []
     if args.find is not None:
         found = find_difference(args.find, seed=args.seed, budget=args.budget, on_full=args.on_full)

@@ -13,7 +13,16 @@ from typing import Any
 
 from ...formats import Document, render
 from ...render import Table, fmt_number
-from ..common import EXIT_INTERRUPTED, EXIT_OK, UsageError, add_format_option, fail, seed_value, write_out
+from ..common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageError,
+    add_format_option,
+    check_destination,
+    fail,
+    seed_value,
+    write_out,
+)
 
 
 def register(sub: Any) -> None:
@@ -53,6 +62,7 @@ def add_search_options(p: Any) -> None:
 def check_search_options(args: argparse.Namespace, metrics: list[str]) -> None:
     """UsageError for a bad size, budget or timeout, an unknown metric, or
     a size beyond what the search solves for one of ``metrics``."""
+    from models.limits import MAX_TIMEOUT_SECONDS
     from models.registry import UnknownNameError
 
     from ...worst.core import check_size
@@ -63,8 +73,8 @@ def check_search_options(args: argparse.Namespace, metrics: list[str]) -> None:
             raise UsageError(f"--{flag}: must be >= 1, got {getattr(args, flag)}")
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget: must be >= 1, got {args.budget}")
-    if args.timeout is not None and not args.timeout > 0:
-        raise UsageError(f"--timeout: must be > 0, got {args.timeout}")
+    if args.timeout is not None and not 0 < args.timeout <= MAX_TIMEOUT_SECONDS:
+        raise UsageError(f"--timeout: must be > 0 and at most {MAX_TIMEOUT_SECONDS:.3g} seconds, got {args.timeout:g}")
     try:
         for m in metrics:
             check_size(args.users, args.resources, args.domain, get_metric(m))
@@ -94,6 +104,10 @@ def _check(args: argparse.Namespace) -> None:
         from .plot import check_output_path
 
         check_output_path(args.plot, "--plot")
+    if args.save is not None:
+        if table:
+            raise UsageError("--save: writes one worst instance; give POLICY METRIC, not --policies/--metrics")
+        check_destination(args.save, "--save")
     check_search_options(args, _split(args.metrics) if table else [args.metric])
     for m in _split(args.metrics) if table else [args.metric]:
         modes = get_metric(m).modes
@@ -109,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     if args.policies is not None or args.metrics is not None:
         return _run_table(args)
     from ...worst import get_metric, worst_case
-    from ._progress import progress_bar, quiet_numeric_warnings
+    from ._progress import behind_bar, progress_bar
 
     budget = args.budget or get_metric(args.metric).default_budget
     bar = progress_bar(budget, "eval", args.quiet, f"{args.policy} / {args.metric}")
@@ -119,12 +133,9 @@ def run(args: argparse.Namespace) -> int:
         bar.set_postfix_str(f"worst {best:.6g}", refresh=False)
 
     bound = {"auto": None, "yes": True, "no": False}[args.bound]
-    try:
-        with quiet_numeric_warnings():
-            r = worst_case(args.policy, args.metric, args.users, args.resources, seed=args.seed, budget=budget,
-                           domain=args.domain, timeout=args.timeout, bound=bound, progress=tick, mode=args.mode)
-    finally:
-        bar.close()
+    with behind_bar(bar):
+        r = worst_case(args.policy, args.metric, args.users, args.resources, seed=args.seed, budget=budget,
+                       domain=args.domain, timeout=args.timeout, bound=bound, progress=tick, mode=args.mode)
     if args.save:
         with open(args.save, "w", encoding="utf-8") as fh:
             fh.write(r.instance.to_toml())
