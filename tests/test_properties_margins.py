@@ -102,3 +102,26 @@ def test_property_declares_every_attribute_the_search_and_tables_use() -> None:
                 assert not (isinstance(target, ast.Name) and target.id == "prop"), f"{path}: getattr on a property"
     assert {"applies", "check", "margin", "has_margin", "screen_many", "name"} <= used
     assert all(hasattr(Property, name) or name in Property.__annotations__ for name in used), used
+
+
+@pytest.mark.parametrize("policy", ["drf", "asset", "ceei"])
+def test_margin_many_is_each_margin_with_nan_for_no_answer(policy: str) -> None:
+    # margin_many is what the search evaluates; it must give margin's values
+    # (an override may batch the solves, not change them)
+    from models import get_policy
+
+    rng = np.random.default_rng(11)
+    insts = [random_instance(rng, n_max=4, m_max=3, zeros=False, weights=False, caps=False) for _ in range(12)]
+    pol = get_policy(policy)
+    for name, cls in available_properties().items():
+        prop = cls()
+        mode = cls.modes[0]
+        todo = [i for i in insts if prop.applies(i) is None]
+        got = prop.margin_many(pol, todo, mode)
+        assert got.shape == (len(todo),)
+        for inst, g in zip(todo, got, strict=True):
+            want = prop.margin(pol, inst, mode)
+            if math.isfinite(want):
+                assert g == pytest.approx(want, rel=1e-9, abs=1e-12), (name, inst.describe())
+            else:
+                assert math.isnan(g), name

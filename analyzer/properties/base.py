@@ -196,6 +196,31 @@ class Property(ABC):
         numeric_batch(policy, instances, mode)
         return np.ones(len(instances), dtype=bool)
 
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each of ``instances``, as one float array;
+        ``nan`` where the margin is not finite or the policy cannot be
+        solved there (a :class:`~models.SolverError` or
+        :class:`~models.PolicyError`: the search then skips the instance).
+
+        The search's near misses and its optimisation phase evaluate margins
+        through it; an override computes the whole sequence with batched
+        solves and must give what :meth:`margin` gives (the margin steers
+        the search, it never decides, but the same seed must steer the same
+        way whatever the batch). The default calls :meth:`margin` once per
+        instance. Every instance must be supported by ``policy`` and
+        :meth:`applies` to it.
+        """
+        from models import SolverError
+
+        out = np.full(len(instances), np.nan)
+        for k, inst in enumerate(instances):
+            try:
+                out[k] = float(self.margin(policy, inst, mode))
+            except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
+                continue
+        out[~np.isfinite(out)] = np.nan
+        return out
+
     def __repr__(self) -> str:
         return f"<property {self.name}>"
 
