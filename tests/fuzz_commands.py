@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -271,6 +272,33 @@ def assert_violation_reproduces(cx: dict[str, Any], mode: str = "continuous") ->
     assert v is not None, ("a printed counterexample that check does not confirm", cx)
     if cx.get("exact"):
         assert v.exact, cx
+
+
+def assert_proof_consistent(result: dict[str, Any], policy: str, prop: str, mode: str, users: int, resources: int,
+                            domain: str, weighted: bool, capped: bool) -> None:
+    """A printed proof: of the sizes, domain, weights and caps asked for
+    (not another run's), and no concrete instance of that class violates
+    the property by a fresh ``check`` (20 small-integer instances drawn from
+    a generator seeded by the case)."""
+    from analyzer import check
+
+    assert result["status"] == "proved", result
+    assert (result["users"], result["resources"], result["domain"]) == (users, resources, domain), result
+    assumed = result["assumptions"]
+    assert ("unweighted" in assumed["weights"]) == (not weighted), assumed
+    assert (assumed["caps"] == "none") == (not capped), assumed
+    seed = zlib.crc32(f"{policy}|{prop}|{mode}|{users}|{resources}|{domain}|{weighted}|{capped}".encode())
+    rng = np.random.default_rng(seed)
+    low = 0 if domain == "zeros" else 1
+    for _ in range(20):
+        dem = rng.integers(low, 10, size=(users, resources))
+        dem[dem.sum(axis=1) == 0, 0] = 1  # each user needs some resource
+        cap = rng.integers(1, 31, size=resources)
+        w = [int(v) for v in rng.integers(1, 4, size=users)] if weighted else None
+        k = [int(v) for v in rng.integers(1, 6, size=users)] if capped else None
+        inst = Instance.from_exact(cap.tolist(), dem.tolist(), weights=w, max_tasks=k)
+        v = check(policy, inst, prop, mode=mode)
+        assert v is None, ("a proved property that check refutes", result, inst.describe())
 
 
 def assert_allocation_feasible(inst: Instance, users: dict[str, Any], exact_numbers: bool) -> None:

@@ -38,6 +38,7 @@ from fuzz_commands import (
     EXIT_CODES,
     POLICY_SPECS,
     assert_allocation_feasible,
+    assert_proof_consistent,
     assert_same_tasks,
     assert_violation_reproduces,
     bad_flags,
@@ -259,12 +260,30 @@ def test_prove(tier: str, capfd: pytest.CaptureFixture[str]) -> None:
         if code == 3:  # "unknown" is a result, with the reason
             result = json_of(out)
             assert result["status"] == "unknown" and result["reason"], result
+        if code == 0:
+            assert_proof_consistent(json_of(out), policy, prop, mode, users, resources, domain, weighted, capped)
         if code == 1:
             result = json_of(out)
             assert result["status"] == "counterexample"
             assert_violation_reproduces(result["counterexample"], mode)
 
     run(tier, "prove", cases, body)
+
+
+def test_the_proof_check_refutes_a_proof_of_another_cell(capfd: pytest.CaptureFixture[str]) -> None:
+    # test_prove's check of a printed proof has teeth: DRF's proof of sharing
+    # incentive, read as asset fairness's (false) or as another size's, fails it
+    argv = ["prove", "drf", "sharing-incentive", "--users", "2", "--resources", "2", "--timeout", "10",
+            "--workers", "1", "--format", "json"]
+    code, out, _ = run_cli(capfd, argv)
+    assert code == 0
+    proof = json_of(out)
+    assert_proof_consistent(proof, "drf", "sharing-incentive", "continuous", 2, 2, "positive", False, False)
+    for args in [("asset", "sharing-incentive", 2, 2), ("drf", "resource-monotonicity", 2, 2),
+                 ("drf", "sharing-incentive", 3, 2)]:
+        pol, prop, users, resources = args
+        with pytest.raises(AssertionError):
+            assert_proof_consistent(proof, pol, prop, "continuous", users, resources, "positive", False, False)
 
 
 @pytest.mark.parametrize("tier", TIERS)
