@@ -156,12 +156,13 @@ def _refused(pol: Any, prop: str, space: Space) -> str:
     discrete form, a property undefined in the discrete setting (probed on
     one instance every property applies to), too large a class."""
     from models import Instance
-    from models.discrete import get_discrete_policy
+    from models.discrete import no_discrete_form
 
     from ..properties.base import DISCRETE
 
+    if (why := no_discrete_form(pol)) is not None:
+        return why
     try:
-        get_discrete_policy(pol)
         get_property(prop).check(pol, Instance.from_exact([space.bound], [[1]] * space.users), DISCRETE)
     except PolicyError as exc:
         return str(exc)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from models import Policy, PolicyError, get_policy
+from models import Policy, get_policy
 from models.display import html_table, short_repr, to_frame
 from models.filling import FillingPolicy
 
@@ -312,13 +312,9 @@ def undefined(cell: Cell) -> str | None:
         return why
     if cell.mode != DISCRETE:  # continuous, or dynamic (a static policy recomputed at every arrival)
         return f"policy {cell.policy.label!r} is defined for whole tasks only" if cell.policy.discrete_only else None
-    from models.discrete import get_discrete_policy
+    from models.discrete import no_discrete_form
 
-    try:
-        get_discrete_policy(cell.policy)
-    except PolicyError as exc:  # "policy 'ceei' has no discrete form (...)"
-        return str(exc)
-    return None
+    return no_discrete_form(cell.policy)  # "policy 'ceei' has no discrete form (...)"
 
 
 def default_properties(mode: str = CONTINUOUS) -> list[str]:

@@ -53,6 +53,7 @@ from .policies import (
     discrete_policies,
     get_discrete_policy,
     integer_steps,
+    no_discrete_form,
     register_discrete,
 )
 from .result import DiscreteFill
@@ -86,6 +87,7 @@ __all__ = [
     "get_placement",
     "integer_steps",
     "merge_placed",
+    "no_discrete_form",
     "register_discrete",
     "register_placement",
     "register_tie_break",

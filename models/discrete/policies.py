@@ -171,6 +171,23 @@ def discrete_policies() -> dict[str, type[DiscretePolicy]]:
     return dict(DISCRETE_POLICIES.items())
 
 
+def no_discrete_form(spec: str | Policy | DiscretePolicy) -> str | None:
+    """Why ``spec`` has no discrete form (:func:`get_discrete_policy`'s
+    :class:`~models.PolicyError` message: an unknown name, a policy outside
+    the filling family such as CEEI), or ``None`` when it has one.
+
+    >>> no_discrete_form("drf") is None
+    True
+    >>> no_discrete_form("ceei").startswith("policy 'ceei' has no discrete form")
+    True
+    """
+    try:
+        get_discrete_policy(spec)
+    except PolicyError as exc:
+        return str(exc)
+    return None
+
+
 def get_discrete_policy(spec: str | Policy | DiscretePolicy) -> DiscretePolicy:
     """A discrete policy from a name, a filling policy or a discrete policy.
 

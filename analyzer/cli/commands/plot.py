@@ -103,16 +103,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _discrete_engine() -> tuple[Any, Any]:
     """``(progressive_filling, has_discrete_form)`` from the discrete engine."""
-    from models import PolicyError
-    from models.discrete import get_discrete_policy
+    from models.discrete import no_discrete_form
 
     from ...discrete import progressive_filling
 
     def has_discrete_form(policy: Any) -> bool:
-        try:
-            get_discrete_policy(policy)
-        except PolicyError:
-            return False
-        return True
+        return no_discrete_form(policy) is None
 
     return progressive_filling, has_discrete_form
