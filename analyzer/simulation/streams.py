@@ -11,15 +11,15 @@ compiled event loop instead of running its first events as Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .workload import JobSpec
+#: A job spec (:class:`.workload.JobSpec`; the streams know nothing of its fields).
+Spec = TypeVar("Spec")
 
 
-class SpecStream(Iterator["JobSpec"]):
+class SpecStream(Iterator[Spec]):
     """Job specs in arrival order, read in batches (a trace's chunk, a
     TOML file's jobs), that say how many specs they hold already read:
     the work a run has ahead of it before it starts (:mod:`.forms`).
@@ -31,13 +31,13 @@ class SpecStream(Iterator["JobSpec"]):
         a function making its ``k``-th spec.
     """
 
-    def __init__(self, batches: Iterable[tuple[np.ndarray, Callable[[int], JobSpec]]]) -> None:
+    def __init__(self, batches: Iterable[tuple[np.ndarray, Callable[[int], Spec]]]) -> None:
         self._batches = iter(batches)
         self._arrivals: np.ndarray = np.zeros(0)
-        self._make: Callable[[int], JobSpec] | None = None
+        self._make: Callable[[int], Spec] | None = None
         self._pos = 0
 
-    def __next__(self) -> JobSpec:
+    def __next__(self) -> Spec:
         while self._pos >= self._arrivals.size:
             self._arrivals, self._make = next(self._batches)  # StopIteration ends the stream
             self._pos = 0
@@ -52,7 +52,7 @@ class SpecStream(Iterator["JobSpec"]):
         return int(rest.size if until is None else np.count_nonzero(rest <= until))
 
 
-def specs_known(stream: Iterator[JobSpec], until: float | None = None) -> int:
+def specs_known(stream: Iterator[Spec], until: float | None = None) -> int:
     """:meth:`SpecStream.known` of ``stream``; 0 for any other iterator
     (a workload built by hand says nothing ahead of time)."""
     return stream.known(until) if isinstance(stream, SpecStream) else 0

@@ -201,7 +201,7 @@ def _batches(path: Path, fmt: TraceFormat, late: list[int]) -> Iterator[tuple[np
         yield arrival, make
 
 
-def _specs(path: Path, fmt: TraceFormat, late: list[int]) -> SpecStream:
+def _specs(path: Path, fmt: TraceFormat, late: list[int]) -> SpecStream[JobSpec]:
     return SpecStream(_batches(path, fmt, late))
 
 
