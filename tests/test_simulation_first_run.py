@@ -78,8 +78,10 @@ def test_a_stream_counts_the_specs_it_has_read_ahead(tmp_path: Path) -> None:
 def test_a_large_trace_starts_compiled_with_the_same_outcome(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     p = trace(tmp_path, 120)
     machines = {"count": 2, "cpu": 4, "mem": 2}
-    python = simulate(load_trace(p, "csv", machines=machines))  # the real threshold: this run is Python throughout
+    monkeypatch.setenv("FAIRALLOC_NO_NUMBA", "1")  # the reference: Python throughout, even with numba loaded
+    python = simulate(load_trace(p, "csv", machines=machines))
     assert python.stats["engine"] == "python" and python.stats["compiled_after"] is None
+    monkeypatch.delenv("FAIRALLOC_NO_NUMBA")
     asked = _fake_compiled(monkeypatch)
     first = simulate(load_trace(p, "csv", machines=machines))
     assert first.stats["engine"] == "compiled" and first.stats["compiled_after"] == 0  # no event ran as Python
