@@ -5,13 +5,15 @@ The loop (:mod:`.kernel`) is registered as two kernels, ``simulation-run``
 and ``simulation-admit``, measured in events plus decisions, each with the
 sample arguments (a one-job run's state, :mod:`.fast`) that type its
 compiled form. Which form runs is :mod:`.forms`: a run cannot
-know its work in advance (jobs stream in, repeat, are cut by ``until``),
-so it starts as Python and measures as it goes: once the events and
-decisions done reach ``COMPILE_MIN_WORK["events"]`` (about the Python
-time that loading the compiled loop costs), the rest of the run is
-compiled. The state lives in numpy arrays that both forms read and write
-the same way, so the switch changes no decision; a small run never
-imports numba.
+know its whole work in advance (jobs stream in, repeat, are cut by
+``until``), so it measures as it goes: once the events and decisions
+done reach ``COMPILE_MIN_WORK["events"]`` (about the Python time that
+loading the compiled loop costs), the rest of the run is compiled. A run
+whose stream has read that many job specs arriving in time before the
+first event (:mod:`.streams`: a trace's first chunk, the whole 2017
+Alibaba table) is known to get there and starts compiled. The state
+lives in numpy arrays that both forms read and write the same way, so
+the switch changes no decision; a small run never imports numba.
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ from .forms import KernelForms
 from .keys import ShareModel
 from .options import penalties, random_ties
 from .result import JobRecord, SimulationResult
+from .streams import specs_known
 from .workload import JobSpec, Workload
 
 #: Probe rows checking a policy's share against the kernel's expression.
@@ -301,6 +302,7 @@ class FastEngine:
         st = self.st
         stream = self.w.specs()
         nxt = next(stream, None)
+        self.forms.expect(specs_known(stream, self.until) + (nxt is not None), st.c)  # a large run starts compiled
         st.ft[0] = start = nxt.arrival if nxt is not None else 0.0
         interrupted = False
         try:

@@ -30,7 +30,8 @@ class KernelForms:
     compiled : bool
         Whether the compiled forms run (from now on).
     compiled_after : int or None
-        Events plus decisions done as Python before the switch.
+        Events plus decisions done as Python before the switch (0 when
+        the run started compiled).
     """
 
     def __init__(self, rounds: int) -> None:
@@ -46,17 +47,23 @@ class KernelForms:
     def update(self, c: np.ndarray) -> None:
         """Switch to the compiled forms when the work in the counters ``c``
         (:mod:`.kstore`) reaches the threshold and numba is available."""
-        if not self._watching:
-            return
-        work = int(c[ks.EVENTS] + c[ks.DECISIONS])
-        if work >= COMPILE_MIN_WORK[KERNELS.get("simulation-run").work]:
-            self._watching = False  # decided: numba is looked for once
-            self._switch(work)
+        if self._watching:
+            self.expect(int(c[ks.EVENTS] + c[ks.DECISIONS]), c)
 
-    def _switch(self, work: int) -> None:
+    def expect(self, work: int, c: np.ndarray) -> None:
+        """Switch to the compiled forms now when ``work`` reaches the
+        threshold and numba is available: the events and decisions done,
+        or the work known to come before the run starts (a job spec
+        already read that arrives in time, :mod:`.streams`, is chosen at
+        least once unless the run ends first: one decision each)."""
+        if self._watching and work >= COMPILE_MIN_WORK[KERNELS.get("simulation-run").work]:
+            self._watching = False  # decided: numba is looked for once
+            self._switch(work, int(c[ks.EVENTS] + c[ks.DECISIONS]))
+
+    def _switch(self, work: int, done: int = 0) -> None:
         if runs_compiled("simulation-run", work, tally=False):  # this run's own work, not the process's
             self.run, self.admit = compiled_form("simulation-run"), compiled_form("simulation-admit")
-            self.rounds, self.compiled, self.compiled_after, self._watching = self._rounds, True, work, False
+            self.rounds, self.compiled, self.compiled_after, self._watching = self._rounds, True, done, False
 
 
 __all__ = ["PYTHON_ROUNDS_PER_CALL", "KernelForms"]

@@ -48,6 +48,7 @@ import numpy as np
 
 from models import InstanceError
 
+from .streams import SpecStream
 from .workload import JobSpec, Workload, machines_array
 
 #: Rows read at a time.
@@ -179,17 +180,29 @@ def _sorted_rows(path: Path, fmt: TraceFormat, late: list[int]) -> Iterator[dict
         yield buf
 
 
-def _specs(path: Path, fmt: TraceFormat, late: list[int]) -> Iterator[JobSpec]:
+def _batches(path: Path, fmt: TraceFormat, late: list[int]) -> Iterator[tuple[np.ndarray, Callable[[int], JobSpec]]]:
+    """The specs of each sorted chunk: their arrivals and a maker (:class:`.streams.SpecStream`)."""
     late[0] = 0  # counted afresh by every pass over the file
     scale = np.asarray(fmt.scale, dtype=float)
     for rows in _sorted_rows(path, fmt, late):
         dem = np.rint(rows["demand"] * scale).astype(np.int64)
-        keep = (rows["tasks"] > 0) & dem.any(axis=1)
-        dur = np.maximum(rows["duration"], MIN_DURATION)
-        users = rows.get("user", rows["job"])
-        for r in np.flatnonzero(keep).tolist():
-            yield JobSpec(job=str(rows["job"][r]), user=str(users[r]), arrival=float(rows["arrival"][r]),
-                          tasks=int(rows["tasks"][r]), demand=dem[r], durations=(float(dur[r]),))
+        keep = np.flatnonzero((rows["tasks"] > 0) & dem.any(axis=1))
+        dem, arrival = dem[keep], rows["arrival"][keep]
+        job, tasks = rows["job"][keep].tolist(), rows["tasks"][keep].tolist()
+        user = rows["user"][keep].tolist() if "user" in rows else job
+        dur = np.maximum(rows["duration"][keep], MIN_DURATION).tolist()
+        arr = arrival.tolist()
+
+        def make(k: int, job: list[Any] = job, user: list[Any] = user, arr: list[float] = arr,
+                 tasks: list[float] = tasks, dem: np.ndarray = dem, dur: list[float] = dur) -> JobSpec:
+            return JobSpec(job=str(job[k]), user=str(user[k]), arrival=arr[k], tasks=int(tasks[k]), demand=dem[k],
+                           durations=(dur[k],))
+
+        yield arrival, make
+
+
+def _specs(path: Path, fmt: TraceFormat, late: list[int]) -> SpecStream[JobSpec]:
+    return SpecStream(_batches(path, fmt, late))
 
 
 def load_trace(path: str | Path, format: str = "alibaba-2017",

@@ -55,6 +55,8 @@ import numpy as np
 from models import InstanceError
 from models.limits import MAX_SIM_MACHINES, refuse_above
 
+from .streams import SpecStream
+
 #: Largest scaled amount accepted (machine capacities times task counts
 #: stay far below int64 overflow).
 MAX_SCALED: int = 2**40
@@ -93,7 +95,9 @@ class Workload:
     machines : ndarray of int64, shape (K, m)
         Scaled capacity of every machine.
     specs : callable
-        Returns a fresh iterator over the specs, sorted by arrival.
+        Returns a fresh iterator over the specs, sorted by arrival (a
+        :class:`~.streams.SpecStream` for files: it says how many specs
+        it has read ahead).
     weights : dict
         Per-user weight (1 when absent).
     options : dict
@@ -268,12 +272,13 @@ def workload_from_dict(data: Mapping[str, Any], name: str = "") -> Workload:
                              tasks=jb["tasks"], demand=dem, durations=jb["duration"], until=jb["until"],
                              repeat=jb["repeat"]))
     specs.sort(key=lambda s: s.arrival)  # stable: file order among equal arrivals
+    batch = (np.array([s.arrival for s in specs], dtype=float), specs.__getitem__)
     weights = _weights(data.get("users", {}))
     options = data.get("simulation", {})
     if not isinstance(options, Mapping):
         raise InstanceError("simulation: must be a table")
     return Workload(name=str(data.get("name", name)), resources=tuple(resources), scale=tuple(scale),
-                    machines=machines, specs=lambda: iter(specs), weights=weights, options=dict(options),
+                    machines=machines, specs=lambda: SpecStream([batch]), weights=weights, options=dict(options),
                     total_tasks=sum(s.tasks for s in specs), repeats=any(s.repeat for s in specs))
 
 
