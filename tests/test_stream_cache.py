@@ -99,3 +99,17 @@ def test_a_table_runs_a_row_in_one_process_costly_rows_first(monkeypatch: pytest
     assert ran == [["ceei|strategy-proofness", "drf|strategy-proofness", "asset|strategy-proofness"],
                    ["ceei|envy-freeness", "drf|envy-freeness", "asset|envy-freeness"]]  # no filling path: costlier
     assert len(t.cells) == 6
+
+
+def test_a_chunk_of_the_search_draws_one_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks are aligned on positions as the search's chunks are (a pool's
+    workers then never draw the same block twice)."""
+    cell = make_cell("drf", "envy-freeness", 1000, 0, None, "continuous")
+    drawn: list[range] = []
+    draw = instance_stream.Cell.draw_block
+    monkeypatch.setattr(instance_stream.Cell, "draw_block", lambda self, ks, w: drawn.append(ks) or draw(self, ks, w))
+    for start in range(0, 4 * BLOCK, BLOCK):
+        cell.at_many(range(start, start + BLOCK), None)
+    g = cell.grid_len
+    assert drawn == [range(0, 2 * BLOCK - g), range(2 * BLOCK - g, 3 * BLOCK - g), range(3 * BLOCK - g, 4 * BLOCK - g)]
+    assert cell.at_many(range(2 * BLOCK - 7, 2 * BLOCK + 9), None) and len(drawn) == 3  # from the cache

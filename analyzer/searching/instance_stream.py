@@ -119,21 +119,21 @@ class Cell:
     def at_many(self, positions: range,
                 wanted: Callable[[int, int], bool] | None) -> list[tuple[str, Instance | None]]:
         """:meth:`at_if` of consecutive positions, the same instances: the
-        random positions are drawn :data:`BLOCK` at a time (their generators
-        seeded together, :meth:`draw_block`) and kept in the per-process
-        cache (:func:`cached_blocks`) when ``wanted`` is ``None`` or the
-        cell's own :attr:`shapes`."""
+        random positions are drawn by blocks of :data:`BLOCK` positions
+        (aligned on multiples of it, as the search's chunks are; their
+        generators seeded together, :meth:`draw_block`) kept in the
+        per-process cache (:func:`cached_blocks`) when ``wanted`` is ``None``
+        or the cell's own :attr:`shapes`."""
         g = self.grid_len
         out = [self.at_if(pos, wanted) for pos in positions if pos < g]
-        ks = range(max(positions.start, g) - g, max(positions.stop, g) - g)
-        if positions.step != 1 or (ks and ks[-1] > MAX_KEY) or (wanted is not None and wanted != self.shapes):
+        lo, hi = max(positions.start, g), positions.stop
+        if positions.step != 1 or -(-hi // BLOCK) * BLOCK - g > MAX_KEY or (wanted not in (None, self.shapes)):
             return out + [self.at_if(pos, wanted) for pos in positions if pos >= g]
-        if not ks:
-            return out
-        tag = (tuple(self.entropy), self.cls, None if wanted is None else type(self.prop))
-        for b in range(ks[0] // BLOCK, ks[-1] // BLOCK + 1):
-            block = cached_blocks(tag, b, lambda lo: self.draw_block(range(lo, lo + BLOCK), wanted), b * BLOCK)
-            out.extend(block[max(ks[0] - b * BLOCK, 0):ks[-1] + 1 - b * BLOCK])
+        tag = (tuple(self.entropy), self.cls, g, None if wanted is None else type(self.prop))
+        for b in range(lo // BLOCK, -(-hi // BLOCK)) if lo < hi else ():
+            first, end = max(b * BLOCK, g), (b + 1) * BLOCK  # the block's random positions
+            block = cached_blocks((tag, b), functools.partial(self.draw_block, range(first - g, end - g), wanted))
+            out.extend(block[max(lo - first, 0):min(hi, end) - first])
         return out
 
     def draw_block(self, ks: range, wanted: Callable[[int, int], bool] | None) -> list[tuple[str, Instance | None]]:
@@ -195,22 +195,20 @@ def _strategies(cls: InstanceClass) -> tuple[Any, ...]:
 _RANDOM: dict[InstanceClass, tuple[Any, ...]] = {}
 
 _Block = list[tuple[str, Instance | None]]
-_CACHE: OrderedDict[tuple[Hashable, int], _Block] = OrderedDict()
+_CACHE: OrderedDict[Hashable, _Block] = OrderedDict()
 _CACHED = [0]  # instances held by _CACHE
 
 
-def cached_blocks(tag: Hashable, b: int, make: Callable[[int], _Block], lo: int) -> _Block:
-    """Block ``b`` of the stream named ``tag``: ``make(lo)`` the first time,
-    then from the per-process cache, which holds the most recently used
-    blocks up to :data:`CACHE_INSTANCES` instances. Blocks are immutable
-    (instances are frozen), so the cells that share a stream share them."""
-    key = (tag, b)
+def cached_blocks(key: Hashable, make: Callable[[], _Block]) -> _Block:
+    """The block named ``key``: ``make()`` the first time, then from the
+    per-process cache, which holds the most recently used blocks up to
+    :data:`CACHE_INSTANCES` instances. Blocks are immutable (instances are
+    frozen), so the cells that share a stream share them."""
     got = _CACHE.get(key)
     if got is not None:
         _CACHE.move_to_end(key)
         return got
-    got = make(lo)
-    _CACHE[key] = got
+    got = _CACHE[key] = make()
     _CACHED[0] += _held(got)
     while _CACHED[0] > CACHE_INSTANCES and len(_CACHE) > 1:
         _CACHED[0] -= _held(_CACHE.popitem(last=False)[1])
