@@ -354,8 +354,8 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     budget : int
         Instances checked per cell.
     seed : int
-        Master seed; each cell's stream is seeded from it and the cell's
-        names, so a cell's outcome does not depend on the other cells.
+        Master seed; each row's stream is seeded from it and the property's
+        name, so a cell's outcome does not depend on the other cells.
     instance_class : InstanceClass or str, optional
         Default: the paper's class.
     mode : str
