@@ -41,7 +41,7 @@ import warnings
 from _common import ratio, report
 
 from analyzer import property_table
-from analyzer.searching import checks
+from analyzer.searching import checks, instance_stream
 
 
 def cpu_seconds() -> float:
@@ -59,6 +59,7 @@ def run(policies: list[str], budget: int, workers: int | None, batched: bool = T
     :data:`LAST_CPU` (on a shared machine the wall time also measures the
     other users' load)."""
     checks.BATCH_SCREEN = batched
+    instance_stream.clear_cache()  # each run draws its streams: none reuses an earlier run's instances
     c0 = cpu_seconds()
     t0 = time.perf_counter()
     table = property_table(policies, budget=budget, seed=0, workers=workers)

@@ -2,13 +2,14 @@
 instance on which the policy violates the property.
 
 The instances of a search form a *stream* that depends only on the seed,
-the policy, the property, the instance class and the mode:
+the property, the instance class, the mode and the budget (not the policy:
+the policies of a table's row walk the same instances):
 
 1. the exhaustive small-integer grid (:func:`~analyzer.searching.strategies.grid`),
    its first ``GRID_FRACTION * budget`` positions;
 2. random instances, position ``k`` drawn from distribution ``k mod 4``
    (uniform, log-uniform, shared dominant resource, near-ties) with a
-   generator seeded by ``(seed, cell, k)``;
+   generator seeded by ``(seed, property, class, mode, k)``;
 3. optimisation of the violation margin
    (:meth:`~analyzer.properties.base.Property.margin`)
    with scipy's Powell method from the closest near misses of phases 1-2, for the last

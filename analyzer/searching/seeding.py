@@ -2,7 +2,7 @@
 ``numpy.random.default_rng(numpy.random.SeedSequence(entropy, spawn_key=(k,)))``.
 
 A search draws the instance at position ``k`` with a generator seeded by
-``(seed, cell, k)`` (:mod:`~analyzer.searching.instance_stream`), so that
+``(seed, property, class, mode, k)`` (:mod:`~analyzer.searching.instance_stream`), so that
 an instance depends on its position only. Building a ``SeedSequence`` and
 a ``PCG64`` per position costs about 60 us, more than many checks of the
 instance it draws. Here the seed sequences' hashing (numpy's

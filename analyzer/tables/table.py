@@ -30,7 +30,7 @@ from ..properties.base import CONTINUOUS, DISCRETE, DYNAMIC, Property, available
 from ..render import Table, to_json
 from ..searching.classes import InstanceClass
 from ..searching.engine import run_cell
-from ..searching.instance_stream import Cell, cell_key, make_cell
+from ..searching.instance_stream import Cell, cell_key, make_cell, same_stream
 from ..searching.pool import resolve_workers, warm_up, worker_pool
 from ..searching.result import RECORD_COLUMNS, SearchResult
 from ..searching.stream import Recorder, open_stream, read_records
@@ -266,20 +266,18 @@ class TableRun:
                 self._add(SearchResult.from_dict(done))
             else:
                 todo.append(c)
-        # costly properties and policies without the vectorised filling
-        # path first: no long cell starts last while the other workers idle
-        todo.sort(key=lambda c: -c.prop.search_cost * (1 if isinstance(c.policy, FillingPolicy) else 2))
-        if min(self.workers, len(todo)) > 1:
+        # a row's cells walk one stream, drawn once by the process running them in turn; costly rows and cells
+        rows = sorted(same_stream(sorted(todo, key=_cost, reverse=True), self.workers),  # first: no long one last
+                      key=lambda r: sum(map(_cost, r)), reverse=True)
+        if min(self.workers, len(rows)) > 1:
             warm_up(todo)
         try:
-            with worker_pool(min(self.workers, len(todo)), self.scheduler) as (pool, _):
-                args = [(c, self.recorder, self.state.progress.get(c.key)) for c in todo]
-                if pool is None:
-                    for a in args:
-                        self._add(_run_one(*a))
-                else:
-                    for result in pool.imap_unordered(_star_run_one, args):
-                        self._add(result)
+            with worker_pool(min(self.workers, len(rows)), self.scheduler) as (pool, _):
+                args = [[(c, self.recorder, self.state.progress.get(c.key)) for c in row] for row in rows]
+                ran = ([_run_one(*a)] for row in args for a in row) if pool is None else \
+                    pool.imap_unordered(_run_row, args)  # one process: each cell added when done
+                for result in (r for results in ran for r in results):
+                    self._add(result)
         except KeyboardInterrupt:
             self.table.interrupted = True
             self._collect_streamed()
@@ -327,8 +325,13 @@ def default_properties(mode: str = CONTINUOUS) -> list[str]:
     return [p for p in PAPER_ORDER if p in names] + [p for p in names if p not in PAPER_ORDER]
 
 
-def _star_run_one(args: tuple[Cell, Recorder, dict[str, Any] | None]) -> SearchResult:
-    return _run_one(*args)
+def _cost(cell: Cell) -> float:
+    """A cell's relative cost, known without running it: doubled for a policy without the vectorised filling path."""
+    return cell.prop.search_cost * (1 if isinstance(cell.policy, FillingPolicy) else 2)
+
+
+def _run_row(args: list[tuple[Cell, Recorder, dict[str, Any] | None]]) -> list[SearchResult]:
+    return [_run_one(*a) for a in args]
 
 
 def property_table(policies: Sequence[str | Policy], properties: Sequence[str | Property] | None = None,
@@ -347,8 +350,8 @@ def property_table(policies: Sequence[str | Policy], properties: Sequence[str | 
     budget : int
         Instances checked per cell.
     seed : int
-        Master seed; each cell's stream is seeded from it and the cell's
-        names, so a cell's outcome does not depend on the other cells.
+        Master seed; each row's stream is seeded from it and the property's
+        name, so a cell's outcome does not depend on the other cells.
     instance_class : InstanceClass or str, optional
         Default: the paper's class.
     mode : str
