@@ -137,17 +137,29 @@ main()
 """
 
 
+def _streamed(out: Path) -> str:
+    """What the run streamed so far: ``out``'s text, or with ``out`` a
+    directory, the text of every file in it."""
+    if out.is_dir():
+        return "".join(_streamed(f) for f in sorted(out.iterdir()))
+    try:
+        return out.read_text()
+    except FileNotFoundError:  # not written yet, or a spool file removed meanwhile
+        return ""
+
+
 def _interrupted_run(args: list[str], out: Path, kind: str, env: dict[str, str]) -> tuple[str, str]:
-    """Run the CLI until it has streamed a record of type ``kind`` to ``out``,
-    then send SIGINT; return its stdout and stderr (exit code 130 asserted)."""
+    """Run the CLI until it has streamed a record of type ``kind`` to ``out``
+    (a file, or a directory holding the file), then send SIGINT; return its
+    stdout and stderr (exit code 130 asserted)."""
     proc = subprocess.Popen([sys.executable, "-c", GATED_CLI, kind, *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     marker = f'"type":"{kind}"'
     give_up = time.monotonic() + 300  # generous: only a run that never streams the record fails (not hangs)
-    while not (out.exists() and marker in out.read_text()):
+    while marker not in _streamed(out):
         assert proc.poll() is None, proc.communicate()
         if time.monotonic() > give_up:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # its pool's workers too: they hold the pipes open
             raise AssertionError(f"no {kind!r} record in {out} after 300 s: {proc.communicate()}")
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
@@ -174,6 +186,26 @@ def test_sigint_then_resume_matches_an_uninterrupted_run(tmp_path):
     assert _cells(resumed.stdout) == _cells(straight.stdout)
     # cells finished before the interrupt were not searched again
     assert sum(1 for line in out.read_text().splitlines() if '"type":"cell"' in line) == 6
+
+
+def test_sigint_without_out_keeps_the_cells_workers_finished(tmp_path):
+    # a worker runs a table row's cells in turn and returns them together; a cell it finished before
+    # the Ctrl-C reaches the printed table through the run's private spool file (in TMPDIR, removed after)
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(spool)}
+    stdout, stderr = _interrupted_run([*TABLE_ARGS, "--workers", "2"], spool, "cell", env)
+    assert "interrupted" in stderr and "--resume" not in stderr and "Traceback" not in stderr
+    partial = json.loads(stdout)
+    assert partial["interrupted"] is True
+    done = [c for c in partial["cells"] if c.get("holds") is not None]
+    assert 1 <= len(done) < 6
+    straight = {(c["policy"], c["property"]): c for c in _cells(subprocess.run(
+        _cli(*TABLE_ARGS, "--workers", "1"), cwd=ROOT, env=env, capture_output=True, text=True, timeout=300).stdout)}
+    for c in done:
+        c.pop("seconds", None)
+        assert c == straight[c["policy"], c["property"]]
+    assert list(spool.iterdir()) == []
 
 
 SEARCH_ARGS = ("search", "--policy", "drf", "--property", "envy-freeness", "--budget", "1500", "--seed", "9",

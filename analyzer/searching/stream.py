@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,6 +160,26 @@ def open_stream(path: str | None, config: dict[str, Any], resume: bool) -> tuple
     finally:
         tmp.unlink(missing_ok=True)
     return rec, ResumeState(config=config)
+
+
+@contextmanager
+def spooled(recorder: Recorder, config: dict[str, Any], needed: bool) -> Iterator[Recorder]:
+    """``recorder`` itself; or, when it records nothing and ``needed`` (the
+    work runs in other processes, several results per task), a recorder on
+    a private temporary file with ``config``'s header, removed on exit.
+    What the workers finish streams there as it finishes, so a parent
+    interrupted before a task's results reach it still collects them with
+    :func:`read_records` (as from an ``--out`` file)."""
+    if recorder.path is not None or not needed:
+        yield recorder
+        return
+    fd, path = tempfile.mkstemp(prefix="fairalloc-", suffix=".jsonl")
+    try:
+        os.write(fd, _line({"type": "header", "config": config}))
+        os.close(fd)
+        yield Recorder(path)
+    finally:
+        Path(path).unlink(missing_ok=True)
 
 
 def _canon(d: dict[str, Any]) -> str:

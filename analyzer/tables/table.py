@@ -33,7 +33,7 @@ from ..searching.engine import run_cell
 from ..searching.instance_stream import Cell, cell_key, make_cell, same_stream
 from ..searching.pool import resolve_workers, warm_up, worker_pool
 from ..searching.result import RECORD_COLUMNS, SearchResult
-from ..searching.stream import Recorder, open_stream, read_records
+from ..searching.stream import Recorder, open_stream, read_records, spooled
 from .formats import HOLDS, NA, PENDING, VIOLATED, table_csv, table_latex
 from .marks import attach_proofs, checked_options
 from .marks_continuous import proof_dict
@@ -269,29 +269,33 @@ class TableRun:
         # a row's cells walk one stream, drawn once by the process running them in turn; costly rows and cells
         rows = sorted(same_stream(sorted(todo, key=_cost, reverse=True), self.workers),  # first: no long one last
                       key=lambda r: sum(map(_cost, r)), reverse=True)
-        if min(self.workers, len(rows)) > 1:
+        if pooled := min(self.workers, len(rows)) > 1:
             warm_up(todo)
-        try:
-            with worker_pool(min(self.workers, len(rows)), self.scheduler) as (pool, _):
-                args = [[(c, self.recorder, self.state.progress.get(c.key)) for c in row] for row in rows]
+        try:  # a row's finished cells stream to --out or a private spool file until the row's task returns
+            with spooled(self.recorder, self.config, pooled and self.scheduler is None) as rec, \
+                    worker_pool(min(self.workers, len(rows)), self.scheduler) as (pool, _):
+                args = [[(c, rec, self.state.progress.get(c.key)) for c in row] for row in rows]
                 ran = ([_run_one(*a)] for row in args for a in row) if pool is None else \
                     pool.imap_unordered(_run_row, args)  # one process: each cell added when done
-                for result in (r for results in ran for r in results):
-                    self._add(result)
+                try:
+                    for result in (r for results in ran for r in results):
+                        self._add(result)
+                except KeyboardInterrupt:
+                    self._collect_streamed(rec)
+                    raise
         except KeyboardInterrupt:
             self.table.interrupted = True
-            self._collect_streamed()
             raise
         finally:
             self.table.seconds = time.perf_counter() - t0
         return self.table
 
-    def _collect_streamed(self) -> None:
+    def _collect_streamed(self, recorder: Recorder) -> None:
         """Add cells that workers finished and streamed but whose results had
         not reached this process yet."""
-        if self.recorder.path is None:
+        if recorder.path is None:
             return
-        for key, done in read_records(self.recorder.path).finished.items():
+        for key, done in read_records(recorder.path).finished.items():
             if key not in self.table.cells and any(c.key == key for c in self.cells):
                 self._add(SearchResult.from_dict(done))
 
