@@ -187,7 +187,7 @@ def test_margin_many_after_a_screen_takes_its_allocations(policy: str, monkeypat
     def no_solve(*args: object) -> None:
         raise AssertionError("solved again")
 
-    monkeypatch.setattr(_margins, "numeric_batch", no_solve)
+    monkeypatch.setattr(_margins, "run_batch", no_solve)
     got = prop.margin_many(pol, insts)
     want = np.array([prop.margin(pol, inst) for inst in insts])
     np.testing.assert_allclose(got, np.where(np.isfinite(want), want, np.nan), rtol=1e-12, atol=0)

@@ -5,7 +5,7 @@ A property's :meth:`~analyzer.properties.base.Property.margin` (Ghodsi et
 al., NSDI 2011, Section 3 for the properties it measures) reads the
 policy's numeric allocation of one instance and compares numbers derived
 from it. Its batched form gets the allocations of all the instances at once
-(:func:`allocations`: the tasks a screen has just computed, else one
+(:func:`tasks`: the tasks a screen has just computed, else one
 vectorised batch solve, else the policy's own solver, as
 :meth:`~analyzer.properties._common.Evaluator.numeric` gets them one at a
 time) and makes the comparisons on stacked arrays (:class:`Stack`), each
@@ -22,13 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from models import Instance, Policy, PolicyError, SolverError
+from models.batching import run_batch
 from models.filling_numeric import fill_shares
 from models.policy import BatchSolver
 from models.tolerances import COMPARE_ATOL
 
-from ._batch import answered_groups, mixes_shapes, numeric_batch, remembered
+from ._batch import PAD_FLOOR, mixes_shapes, remembered
 from ._common import Evaluator
-from ._sp_screen import group_key, padded
+from ._sp_screen import group_key
 from .base import Property
 from .modes import CONTINUOUS
 
@@ -39,11 +40,10 @@ class Stack:
     capacities (K, M), weights, caps and tasks (K, N), which entries are
     real users (K, N) and the instances' positions in the caller's sequence.
 
-    Members are either all of one shape ``(n, m)`` with equal weights
-    (``real`` all true), or, for a batch solver that takes mixed shapes
-    (CEEI), padded as :func:`._batch.padded_groups` pads them: a padded
-    user has no demand, weight 1, cap 0 and 0 tasks; a padded resource
-    capacity 1 and no demand.
+    The members are grouped as the policy's batch solver solves them
+    together (:func:`groups`): of one shape, or padded to a common one
+    (a padded user has weight 1, cap 0 and 0 tasks; a padded resource
+    capacity 1 and no demand).
     """
 
     idxs: np.ndarray
@@ -53,69 +53,132 @@ class Stack:
     caps: np.ndarray
     X: np.ndarray
     real: np.ndarray
-    #: Each member's own total weight (its real users' weights summed as
-    #: ``instance.weights.sum()`` sums them).
-    wsum: np.ndarray
+
+    @property
+    def wsum(self) -> np.ndarray:
+        """Each member's total weight (of its real users)."""
+        return np.where(self.real, self.W, 0.0).sum(axis=1)
+
+    def rows(self, keep: np.ndarray) -> Stack:
+        """The members where ``keep`` (K,) is true."""
+        return Stack(self.idxs[keep], self.D[keep], self.R[keep], self.W[keep], self.caps[keep], self.X[keep],
+                     self.real[keep])
 
 
-def allocations(policy: Policy, instances: Sequence[Instance], mode: str) -> list[np.ndarray | None]:
-    """Numeric tasks of each instance as
-    :meth:`~analyzer.properties._common.Evaluator.numeric` gives them: the
-    tasks a screen remembered for this very instance object, else one
-    vectorised batch solve of the rest (:func:`._batch.numeric_batch`),
-    else the policy's own solver; ``None`` where that raises a
-    :class:`~models.SolverError` or :class:`~models.PolicyError` (the margin
-    is then ``nan``)."""
-    xs: list[np.ndarray | None] = [remembered(policy, inst, mode) for inst in instances]
-    todo = [k for k, x in enumerate(xs) if x is None]
-    if todo and mode == CONTINUOUS and policy.batch_solver() is not None:
-        for k, x in zip(todo, numeric_batch(policy, [instances[k] for k in todo], mode), strict=True):
-            xs[k] = x
+#: A group of instances as arrays: positions, demands, capacities, weights,
+#: caps, real users (see :class:`Stack`).
+Group = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def groups(policy: Policy, instances: Sequence[Instance], mode: str, mixed: bool = False) -> list[Group]:
+    """The instances in groups the policy's batch solver solves together,
+    each stacked (:data:`Group`). For a batch solver that takes mixed shapes
+    (:func:`._batch.mixes_shapes`: CEEI), or when nothing is to be solved
+    (``mixed``: the tasks are known), by size as
+    :func:`._batch.padded_groups` groups them (users and resources up to
+    :data:`._batch.PAD_FLOOR`, then within a factor 2), a padded user with
+    no demand; otherwise by :func:`._sp_screen.group_key` (for a row-wise
+    share function on two or more resources by number of resources, a
+    padded user with demand 1, frozen at 0 tasks by its cap 0; else by
+    shape and weights). Instances of one shape take one stack per array."""
+    solver = policy.batch_solver() if mode == CONTINUOUS else None
+    mixed = mixed or (solver is not None and mixes_shapes(solver))
+    keys: dict[tuple[int, int, bytes], list[int]] = {}
+    for k, inst in enumerate(instances):
+        if mixed:
+            n, m = inst.demands.shape
+            key = ((max(n, PAD_FLOOR) - 1).bit_length(), (max(m, PAD_FLOOR) - 1).bit_length(), b"")
+        else:
+            key = group_key(policy, inst)
+        keys.setdefault(key, []).append(k)
+    out = []
+    for idxs in keys.values():
+        members = [instances[k] for k in idxs]
+        n = np.array([inst.demands.shape[0] for inst in members])
+        N = int(n.max())
+        out.append((np.asarray(idxs, dtype=int), _stacked([inst.demands for inst in members], 0.0 if mixed else 1.0),
+                    _stacked([inst.capacity for inst in members], 1.0),
+                    _stacked([inst.weights for inst in members], 1.0),
+                    _stacked([inst.max_tasks for inst in members], 0.0),
+                    np.arange(N)[None, :] < n[:, None]))
+    return out
+
+
+def _stacked(arrays: Sequence[np.ndarray], fill: float) -> np.ndarray:
+    """The arrays stacked as floats, each padded with ``fill`` to the
+    largest extent on every axis (one ``np.stack`` when they agree)."""
+    shape = tuple(max(s) for s in zip(*(a.shape for a in arrays), strict=True))
+    if all(a.shape == shape for a in arrays):
+        return np.stack(arrays).astype(float, copy=False)
+    out = np.full((len(arrays), *shape), fill)
+    for k, a in enumerate(arrays):
+        out[k][tuple(slice(0, s) for s in a.shape)] = a
+    return out
+
+
+def tasks(policy: Policy, mode: str, members: Sequence[Instance], group: Group,
+          known: Sequence[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Numeric tasks of the members of a group (K, N; 0 for padded users)
+    and which members have them, as
+    :meth:`~analyzer.properties._common.Evaluator.numeric` gets them one at
+    a time: the tasks a screen remembered for this very instance object
+    (``known``, per member: :func:`._batch.remembered`), else one
+    vectorised batch solve of the rest (:func:`models.batching.run_batch`),
+    else the policy's own solver; none where that raises a
+    :class:`~models.SolverError` or :class:`~models.PolicyError`."""
+    _, D, R, W, caps, real = group
+    X = np.zeros(real.shape)
+    have = np.zeros(len(members), dtype=bool)
+    for row, x in enumerate(known):
+        if x is not None:
+            X[row, :len(x)] = x
+            have[row] = True
+    solver = policy.batch_solver() if mode == CONTINUOUS else None
+    miss = np.flatnonzero(~have)
+    if miss.size and solver is not None:
+        x, ok = run_batch(solver, D[miss], R[miss], W[miss], caps[miss])
+        X[miss[ok]] = np.where(real[miss[ok]], x[ok], 0.0)
+        have[miss[ok]] = True
+    if have.all():
+        return X, have
     try:
         ev = Evaluator(policy, mode)
     except PolicyError:  # not a setting: no margin, as one margin call at a time has none
-        return xs
-    for k in (k for k, x in enumerate(xs) if x is None):
+        return X, have
+    for row in np.flatnonzero(~have).tolist():
         try:
-            xs[k] = ev.numeric(instances[k])
+            x = ev.numeric(members[row])
         except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
             continue
-    return xs
+        X[row, :len(x)] = x
+        have[row] = True
+    return X, have
 
 
-def stacks(policy: Policy, instances: Sequence[Instance], xs: Sequence[np.ndarray | None],
-           solves: bool = False) -> list[Stack]:
-    """The instances with tasks (``xs[k]`` not ``None``) in groups: padded
-    to a common shape (:func:`._batch.answered_groups`: a few groups
-    whatever the shapes), unless the margin ``solves`` variants of the
-    stacked instances with a batch solver that does not take mixed shapes
-    (:func:`._batch.mixes_shapes`): then as a filling batch solves them
-    together, by :func:`._sp_screen.group_key` (for a row-wise share
-    function on two or more resources by number of resources, users
-    padded with demand 1, weight 1 and cap 0 as :func:`._sp_screen.padded`
-    pads them: frozen at 0 tasks; else by shape and weights)."""
-    solver = policy.batch_solver()
+def stacks(policy: Policy, instances: Sequence[Instance], mode: str, solves: bool = False) -> list[Stack]:
+    """The instances with their tasks in :func:`groups` (padded across
+    shapes when a screen has just solved them all, the stream's near
+    misses, unless the caller ``solves`` variants of the members with the
+    policy's batch solver), the members the policy gives no tasks left out
+    (:func:`tasks`)."""
+    known = [remembered(policy, inst, mode) for inst in instances]
     out = []
-    if not solves or (solver is not None and mixes_shapes(solver)):
-        for idxs, X, real, D, R, W, caps in answered_groups(instances, xs):
-            wsum = np.array([instances[k].weights.sum() for k in idxs])
-            out.append(Stack(idxs, D, R, W, caps, X, real, wsum))
-        return out
-    groups: dict[tuple[int, int, bytes], list[tuple[int, np.ndarray]]] = {}
-    for k, (inst, x) in enumerate(zip(instances, xs, strict=True)):
-        if x is not None:
-            groups.setdefault(group_key(policy, inst), []).append((k, x))
-    for group in groups.values():
-        ks = [k for k, _ in group]
-        members = [instances[k] for k in ks]
-        n = max(inst.n for inst in members)
-        real = np.arange(n)[None, :] < np.array([[inst.n] for inst in members])
-        out.append(Stack(np.asarray(ks, dtype=int), padded([inst.demands for inst in members], n, 1.0),
-                         np.stack([inst.capacity for inst in members]).astype(float),
-                         padded([inst.weights for inst in members], n, 1.0),
-                         padded([inst.max_tasks for inst in members], n, 0.0),
-                         padded([x for _, x in group], n, 0.0), real,
-                         np.array([inst.weights.sum() for inst in members])))
+    for group in groups(policy, instances, mode, mixed=not solves and all(x is not None for x in known)):
+        idxs, D, R, W, caps, real = group
+        ks = idxs.tolist()
+        X, have = tasks(policy, mode, [instances[k] for k in ks], group, [known[k] for k in ks])
+        st = Stack(idxs, D, R, W, caps, X, real)
+        out.append(st if have.all() else st.rows(have))
+    return out
+
+
+def allocations(policy: Policy, instances: Sequence[Instance], mode: str) -> list[np.ndarray | None]:
+    """Numeric tasks of each instance as :func:`tasks` gets them (``None``:
+    none)."""
+    out: list[np.ndarray | None] = [None] * len(instances)
+    for st in stacks(policy, instances, mode):
+        for k, x, n in zip(st.idxs.tolist(), st.X, st.real.sum(axis=1).tolist(), strict=True):
+            out[k] = x[:n]
     return out
 
 
@@ -123,12 +186,12 @@ def stacked_margins(policy: Policy, instances: Sequence[Instance], mode: str,
                     per_stack: Callable[[Stack], np.ndarray], solves: bool = False) -> np.ndarray:
     """Margins of ``instances``: ``per_stack`` of each group of
     :func:`stacks` (one margin per member; ``solves``: it solves variants
-    of the members in one batch), ``nan`` where the policy gave no tasks or
-    the margin is not finite."""
+    of the members with the policy's batch solver), ``nan`` where the
+    policy gave no tasks or the margin is not finite."""
     out = np.full(len(instances), np.nan)
-    xs = allocations(policy, instances, mode)
-    for st in stacks(policy, instances, xs, solves):
-        out[st.idxs] = per_stack(st)
+    for st in stacks(policy, instances, mode, solves):
+        if len(st.idxs):
+            out[st.idxs] = per_stack(st)
     out[~np.isfinite(out)] = np.nan
     return out
 
