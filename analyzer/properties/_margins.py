@@ -29,7 +29,6 @@ from models.tolerances import COMPARE_ATOL
 
 from ._batch import PAD_FLOOR, mixes_shapes, remembered
 from ._common import Evaluator
-from ._sp_screen import group_key
 from .base import Property
 from .modes import CONTINUOUS
 
@@ -77,39 +76,41 @@ def groups(policy: Policy, instances: Sequence[Instance], mode: str, mixed: bool
     (``mixed``: the tasks are known), by size as
     :func:`._batch.padded_groups` groups them (users and resources up to
     :data:`._batch.PAD_FLOOR`, then within a factor 2), a padded user with
-    no demand; otherwise by :func:`._sp_screen.group_key` (for a row-wise
-    share function on two or more resources by number of resources, a
-    padded user with demand 1, frozen at 0 tasks by its cap 0; else by
-    shape and weights). Instances of one shape take one stack per array."""
+    no demand; otherwise as :func:`._sp_screen.group_key` groups them (for
+    a row-wise share function on two or more resources by number of
+    resources, a padded user with demand 1, frozen at 0 tasks by its cap 0;
+    else by shape and weights). Instances of one shape take one
+    ``np.array`` per array."""
     solver = policy.batch_solver() if mode == CONTINUOUS else None
     mixed = mixed or (solver is not None and mixes_shapes(solver))
+    by_m = bool(getattr(policy, "rowwise_capacity", False))  # group_key's two kinds of groups
     keys: dict[tuple[int, int, bytes], list[int]] = {}
     for k, inst in enumerate(instances):
+        n, m = inst.demands.shape
         if mixed:
-            n, m = inst.demands.shape
             key = ((max(n, PAD_FLOOR) - 1).bit_length(), (max(m, PAD_FLOOR) - 1).bit_length(), b"")
         else:
-            key = group_key(policy, inst)
+            key = (0, m, b"") if by_m and m >= 2 else (n, m, inst.weights.tobytes())
         keys.setdefault(key, []).append(k)
     out = []
     for idxs in keys.values():
         members = [instances[k] for k in idxs]
-        n = np.array([inst.demands.shape[0] for inst in members])
-        N = int(n.max())
-        out.append((np.asarray(idxs, dtype=int), _stacked([inst.demands for inst in members], 0.0 if mixed else 1.0),
-                    _stacked([inst.capacity for inst in members], 1.0),
-                    _stacked([inst.weights for inst in members], 1.0),
-                    _stacked([inst.max_tasks for inst in members], 0.0),
-                    np.arange(N)[None, :] < n[:, None]))
+        n_k = np.array([inst.demands.shape[0] for inst in members])
+        fill = 0.0 if mixed else 1.0  # a padded user's demand
+        arrays = [[inst.demands for inst in members], [inst.capacity for inst in members],
+                  [inst.weights for inst in members], [inst.max_tasks for inst in members]]
+        if len({inst.demands.shape for inst in members}) == 1:
+            D, R, W, caps = (np.array(a, dtype=float) for a in arrays)
+        else:
+            D, R, W, caps = (_padded(a, v) for a, v in zip(arrays, (fill, 1.0, 1.0, 0.0), strict=True))
+        out.append((np.asarray(idxs, dtype=int), D, R, W, caps, np.arange(int(n_k.max()))[None, :] < n_k[:, None]))
     return out
 
 
-def _stacked(arrays: Sequence[np.ndarray], fill: float) -> np.ndarray:
+def _padded(arrays: Sequence[np.ndarray], fill: float) -> np.ndarray:
     """The arrays stacked as floats, each padded with ``fill`` to the
-    largest extent on every axis (one ``np.stack`` when they agree)."""
+    largest extent on every axis."""
     shape = tuple(max(s) for s in zip(*(a.shape for a in arrays), strict=True))
-    if all(a.shape == shape for a in arrays):
-        return np.stack(arrays).astype(float, copy=False)
     out = np.full((len(arrays), *shape), fill)
     for k, a in enumerate(arrays):
         out[k][tuple(slice(0, s) for s in a.shape)] = a
