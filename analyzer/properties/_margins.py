@@ -29,6 +29,8 @@ from models.tolerances import COMPARE_ATOL
 
 from ._batch import PAD_FLOOR, mixes_shapes, remembered
 from ._common import Evaluator
+from ._sp_screen import KeyedFill, fill_for
+from ._variant import numeric_variant
 from .base import Property
 from .modes import CONTINUOUS
 
@@ -263,3 +265,29 @@ def maxmin_margins(policy: Policy, instances: Sequence[Instance], mode: str,
 
     out[todo] = stacked_margins(policy, [instances[k] for k in todo], mode, per_stack)
     return out
+
+
+def batch_fill(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
+    """How the strategy-proofness margins of a group of instances of one
+    shape and weights (:class:`._sp_screen.Group`) fill their deviated
+    instances when the policy is not filled in lockstep
+    (:func:`._sp_screen.fill_for`): the reports of all the members in one
+    call of the policy's batch solver (CEEI's Newton batch), each row
+    solved as :func:`._batch.numeric_many` solves it for its own member (a
+    row the batch does not answer by the policy's own solver); the
+    member-by-member fill when the policy has no batch solver in the mode.
+    The same numbers up to rounding, so the same key."""
+    one_by_one = fill_for(ev, insts)
+    solver = ev.policy.batch_solver() if ev.mode == CONTINUOUS else None
+    if solver is None:
+        return one_by_one
+    W = np.array([inst.weights for inst in insts], dtype=float)
+
+    def together(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
+        x, ok = run_batch(solver, D, cap, W[b], Kc)
+        for r in np.flatnonzero(~ok).tolist():
+            x[r] = ev.direct(numeric_variant(insts[b[r]], capacity=cap[r], demands=D[r], max_tasks=Kc[r]))
+        return x
+
+    return KeyedFill(one_by_one.key, together)
+

@@ -14,7 +14,7 @@ from models.filling_numeric import last_any, last_sum
 from ._batch import is_filling, numeric_batch
 from ._common import Evaluator, as_exact_str, leontief_tasks, per_resource, show
 from ._lie_reports import denominators, exact_report, lie_instance, simplex_grid
-from ._margins import allocations
+from ._margins import allocations, batch_fill
 from ._sp_screen import Group, fill_for, fill_key, group_key, remembered_margin, single_directions
 from .base import CONTINUOUS, STATIC_MODES, Property, Violation, register_property
 
@@ -190,7 +190,9 @@ class StrategyProofness(Property):
                 groups.setdefault(group, []).append((k, x))
         for members in groups.values():
             ks = [k for k, _ in members]
-            out[ks] = self._group(ev, [instances[k] for k in ks], [x for _, x in members]).best_margins()
+            insts, X = [instances[k] for k in ks], [x for _, x in members]
+            fill = fill_for(ev, insts) if lockstep else batch_fill(ev, insts)  # one solve of every member's reports
+            out[ks] = Group(self._for(ev), insts, X, fill, _scaled(ev), ev.mode).best_margins()
         out[~np.isfinite(out)] = np.nan
         return out
 
