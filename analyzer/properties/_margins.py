@@ -243,10 +243,12 @@ def maxmin_margins(policy: Policy, instances: Sequence[Instance], mode: str,
     ``resources[k]`` (``None``: the property does not apply, ``nan``):
     minus the largest relative distance between the policy's tasks and
     weighted max-min with caps on that resource (Ghodsi et al., NSDI 2011,
-    Section 6), the reference of a whole group by one vectorised
-    progressive filling on the single resource
-    (:func:`models.filling_numeric.fill_shares`; the margin compares it
-    with the exact water-filling's floats, equal up to rounding)."""
+    Section 6), the reference of a whole group at once: without caps its
+    closed form ``w_i R_j / (d_ij sum(w))`` (with integer data the one
+    rounding of the exact water-filling's value: the same floats), with
+    caps one vectorised progressive filling on the single resource
+    (:func:`models.filling_numeric.fill_shares`; equal to the exact
+    water-filling up to rounding)."""
     out = np.full(len(instances), np.nan)
     todo = [k for k, j in enumerate(resources) if j is not None]
     if not todo:
@@ -258,7 +260,12 @@ def maxmin_margins(policy: Policy, instances: Sequence[Instance], mode: str,
         j = col[st.idxs]
         d = np.where(st.real, st.D[rows, :, j], 1.0)  # a padded user: demand 1, cap 0, frozen at 0
         r = st.R[rows, j]
-        ref, _ = fill_shares(d / r[:, None], d[:, :, None], r[:, None], st.W, np.where(st.real, st.caps, 0.0))
+        caps = np.where(st.real, st.caps, 0.0)
+        capped = np.isfinite(np.where(st.real, caps, np.inf)).any(axis=1)
+        ref = (st.W * r[:, None]) / (d * st.wsum[:, None])
+        if capped.any():
+            ref[capped] = fill_shares(d[capped] / r[capped, None], d[capped, :, None], r[capped, None], st.W[capped],
+                                      caps[capped])[0]
         with np.errstate(invalid="ignore"):
             gap = np.abs(st.X - ref) / (np.abs(ref) + COMPARE_ATOL)
         return -np.where(st.real, gap, -np.inf).max(axis=1)
