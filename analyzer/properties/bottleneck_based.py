@@ -12,6 +12,7 @@ from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
 from ._common import Evaluator, as_exact_str, per_user, show
+from ._margins import Stack, stacked_margins
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 
@@ -70,6 +71,17 @@ class BottleneckBasedFairness(Property):
         ev = Evaluator(policy, mode)
         return float(_margins(instance, ev.numeric(instance)).min())
 
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance, the allocations solved in batches
+        and every user of a group of instances measured at once (see
+        :meth:`.base.Property.margin_many`)."""
+
+        def per_stack(st: Stack) -> np.ndarray:
+            users = _margins_many(st.D, st.R, st.W / st.wsum[:, None], st.caps, st.X)
+            return np.where(st.real, users, np.inf).min(axis=1)
+
+        return stacked_margins(policy, instances, mode, per_stack)
+
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)
         if ev.mode == DISCRETE:
@@ -127,17 +139,24 @@ class BottleneckBasedFairness(Property):
 
 def _margins(instance: Instance, x: np.ndarray) -> np.ndarray:
     """Per-user margins of :meth:`BottleneckBasedFairness.margin`."""
-    D, R, w, k = instance.demands, instance.capacity, instance.weights, instance.max_tasks
-    amount = x[:, None] * D
-    slack = 1 - amount.sum(axis=0) / R
-    ent = w / w.sum()
-    top = amount.max(axis=0)
+    w = instance.weights
+    return _margins_many(instance.demands, instance.capacity, w / w.sum(), instance.max_tasks, x)
+
+
+def _margins_many(D: np.ndarray, R: np.ndarray, ent: np.ndarray, k: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Per-user margins of :meth:`BottleneckBasedFairness.margin` from
+    demands (..., n, m), capacities (..., m), entitlements, caps and tasks
+    (..., n): one instance or a stack of them (a user with no demand and
+    no tasks, a padded one, adds 0 to the usage and the top amounts)."""
+    amount = x[..., :, None] * D
+    slack = 1 - amount.sum(axis=-2) / R
+    top = amount.max(axis=-2)
     with np.errstate(divide="ignore", invalid="ignore"):
-        vs_ent = amount / R / ent[:, None] - 1
-        vs_top = np.where(top > 0, amount / np.where(top > 0, top, 1.0) - 1, 0.0)
+        vs_ent = amount / R[..., None, :] / ent[..., :, None] - 1
+        vs_top = np.where(top[..., None, :] > 0, amount / np.where(top > 0, top, 1.0)[..., None, :] - 1, 0.0)
         at_cap = np.where(np.isfinite(k) & (k > 0), x / np.where(k > 0, k, 1.0) - 1, np.where(k == 0, 0.0, -np.inf))
-    prot = np.minimum(-slack[None, :], np.maximum(vs_ent, vs_top))
-    prot = np.where(D > 0, prot, -np.inf).max(axis=1)
+    prot = np.minimum(-slack[..., None, :], np.maximum(vs_ent, vs_top))
+    prot = np.where(D > 0, prot, -np.inf).max(axis=-1)
     return np.maximum(prot, at_cap)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from models import Instance, Policy
 
+from ._margins import maxmin_margins
 from ._maxmin import WHOLE_TASKS_WHY, check_maxmin_on, common_dominant, maxmin_margin, screen_maxmin_many
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -60,6 +61,11 @@ class BottleneckFairness(Property):
         if j is None:  # the property does not apply (see :meth:`applies`)
             return float("inf")
         return maxmin_margin(policy, instance, mode, j)
+
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance, the allocations and the max-min
+        references solved in batches (see :meth:`.base.Property.margin_many`)."""
+        return maxmin_margins(policy, instances, mode, [common_dominant(inst) for inst in instances])
 
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`)."""

@@ -11,6 +11,7 @@ from models.tolerances import COMPARE_ATOL
 
 from ._batch import answered_groups, forget, numeric_batch, remember, widened
 from ._common import Evaluator, as_exact_str, leontief_tasks, numeric_below, relative_margin, show
+from ._margins import Stack, relative_margins, stacked_margins
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 #: Largest number of (envier, envied, resource) triples screened at once.
@@ -58,6 +59,18 @@ class EnvyFreeness(Property):
         if instance.n < 2:
             return float("inf")
         return relative_margin(x, _envy_matrix(instance, x, ev.mode).max(axis=1))
+
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance, the allocations solved in batches
+        and every pair of every group of instances compared at once (see
+        :meth:`.base.Property.margin_many`)."""
+
+        def per_stack(st: Stack) -> np.ndarray:
+            pairs = st.real[:, :, None] & st.real[:, None, :] & ~np.eye(st.X.shape[1], dtype=bool)
+            envied = np.where(pairs, _envy_many(st.D, st.W, st.caps, st.X, mode), -np.inf).max(axis=2)
+            return np.where(st.real.sum(axis=1) < 2, np.inf, relative_margins(st.X, envied, st.real))
+
+        return stacked_margins(policy, instances, mode, per_stack)
 
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`): some

@@ -14,6 +14,7 @@ from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
 from ._batch import numeric_batch, widened
 from ._common import Evaluator, confirmed_below, per_user, show
+from ._margins import Stack, stacked_margins
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
 
 
@@ -84,6 +85,21 @@ class ParetoEfficiency(Property):
             room = np.where(D > 0, slack[None, :] / np.where(D > 0, D, 1.0), np.inf).min(axis=1)
         room = np.minimum(room, k - x)
         return -float(np.max(room / (np.abs(x) + 1.0)))
+
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance, the allocations solved in batches
+        and every user's room computed at once (see
+        :meth:`.base.Property.margin_many`)."""
+
+        def per_stack(st: Stack) -> np.ndarray:
+            D = st.D
+            slack = st.R - np.einsum("kn,knm->km", st.X, D)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                room = np.where(D > 0, slack[:, None, :] / np.where(D > 0, D, 1.0), np.inf).min(axis=2)
+            room = np.minimum(room, st.caps - st.X)
+            return -np.where(st.real, room / (np.abs(st.X) + 1.0), -np.inf).max(axis=1)
+
+        return stacked_margins(policy, instances, mode, per_stack)
 
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`): some

@@ -9,9 +9,11 @@ import numpy as np
 
 from models import Instance, Policy
 from models.batching import run_batch
+from models.policy import BatchSolver
 
 from ._batch import batchable, numeric_batch, numeric_many, shape_groups, widened
 from ._common import Evaluator, as_exact_str, numeric_below, per_user, relative_margin, show
+from ._margins import Stack, relative_margins, variant_margins
 from ._variant import numeric_variant
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -69,6 +71,25 @@ class PopulationMonotonicity(Property):
         before = np.broadcast_to(x, after.shape).copy()
         np.fill_diagonal(before, np.inf)  # the leaver itself is not compared
         return relative_margin(after, before)
+
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance, every user of every instance of a
+        group leaving in one batch solve (the leaver capped at 0, as
+        :meth:`margin` does it); an instance with a departure the batch does
+        not answer gets :meth:`margin` itself (see
+        :meth:`.base.Property.margin_many`)."""
+        def per_stack(st: Stack, solve: BatchSolver) -> tuple[np.ndarray, np.ndarray]:
+            B, n = st.X.shape
+            caps = np.repeat(st.caps, n, axis=0).reshape(B, n, n)
+            caps[:, np.arange(n), np.arange(n)] = 0.0  # row r: user r left
+            after, ok = run_batch(solve, np.repeat(st.D, n, axis=0), np.repeat(st.R, n, axis=0),
+                                  np.repeat(st.W, n, axis=0), caps.reshape(B * n, n))
+            left = st.real[:, :, None] & st.real[:, None, :] & ~np.eye(n, dtype=bool)  # r left, i stayed
+            out = relative_margins(after.reshape(B, n, n), np.broadcast_to(st.X[:, None, :], (B, n, n)), left)
+            unanswered = (~ok.reshape(B, n) & st.real).any(axis=1)
+            return np.where(st.real.sum(axis=1) < 2, np.inf, out), unanswered
+
+        return variant_margins(self, policy, instances, mode, per_stack)
 
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`): every

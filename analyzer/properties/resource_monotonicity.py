@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from models import Instance, Policy
+from models.batching import run_batch
+from models.policy import BatchSolver
 
 from ._batch import numeric_many
 from ._common import (
@@ -20,6 +24,7 @@ from ._common import (
     relative_margin,
     show,
 )
+from ._margins import Stack, relative_margins, variant_margins
 from ._variant import scaled_machines
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -88,17 +93,31 @@ class ResourceMonotonicity(Property):
         x, _, after = self._screen(Evaluator(policy, mode), instance)
         return relative_margin(after, np.broadcast_to(x, after.shape))
 
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance, every trial of :meth:`check` of
+        every instance of a group in one batch solve; an instance with a
+        trial the batch does not answer gets :meth:`margin` itself (see
+        :meth:`.base.Property.margin_many`)."""
+        def per_stack(st: Stack, solve: BatchSolver) -> tuple[np.ndarray, np.ndarray]:
+            B, n = st.X.shape
+            # each member's trials as factors on its capacities (a padded resource stays at 1)
+            F = [_growth(self.factors, instances[k].m, st.R.shape[1]) for k in st.idxs.tolist()]
+            T = np.array([len(f) for f in F])
+            member = np.repeat(np.arange(B), T)
+            after, ok = run_batch(solve, st.D[member], st.R[member] * np.vstack(F), st.W[member], st.caps[member])
+            rows = relative_margins(after, st.X[member], st.real[member])
+            starts = np.r_[0, np.cumsum(T)[:-1]]
+            unanswered = np.logical_or.reduceat(~ok, starts)
+            return np.minimum.reduceat(rows, starts), unanswered
+
+        return variant_margins(self, policy, instances, mode, per_stack)
+
     def _screen(self, ev: Evaluator, instance: Instance) -> tuple[np.ndarray, list[tuple[tuple[int, ...], Fraction]],
                                                                   np.ndarray]:
         """Numeric tasks, the trials (resources grown, factor) and the tasks
         after each trial, shape (trials, n)."""
         x = ev.numeric(instance)
-        groups: list[tuple[int, ...]] = [(j,) for j in range(instance.m)]
-        if instance.m > 1:
-            groups.append(tuple(range(instance.m)))
-        trials = [(group, f) for group in groups for f in self.factors]
-        trials += [(group, SUBSET_FACTOR) for size in range(2, instance.m)
-                   for group in combinations(range(instance.m), size)]
+        trials = _trials(self.factors, instance.m)
         R = np.repeat(instance.capacity[None, :], len(trials), axis=0)
         for k, (group, f) in enumerate(trials):
             R[k, list(group)] *= float(f)
@@ -140,3 +159,27 @@ class ResourceMonotonicity(Property):
                     after={"tasks": per_user(instance, ye), "loss_of": u, "loss": as_exact_str(xe[i] - ye[i])},
                 )
         return None
+
+
+@lru_cache(maxsize=64)
+def _growth(factors: tuple[Fraction, ...], m: int, width: int) -> np.ndarray:
+    """The trials of :meth:`ResourceMonotonicity._screen` on ``m`` resources
+    (:func:`_trials`) as factors on the capacities, one row per trial,
+    padded with ones to ``width`` resources (read-only, made once)."""
+    out = np.ones((len(_trials(factors, m)), width))
+    for k, (group, f) in enumerate(_trials(factors, m)):
+        out[k, list(group)] = float(f)
+    out.setflags(write=False)
+    return out
+
+
+def _trials(factors: tuple[Fraction, ...], m: int) -> list[tuple[tuple[int, ...], Fraction]]:
+    """The capacity growths :meth:`ResourceMonotonicity.check` tries on
+    ``m`` resources: (resources grown, factor), each resource alone and all
+    together by every factor, every other subset of two or more doubled."""
+    groups: list[tuple[int, ...]] = [(j,) for j in range(m)]
+    if m > 1:
+        groups.append(tuple(range(m)))
+    trials = [(group, f) for group in groups for f in factors]
+    return trials + [(group, SUBSET_FACTOR) for size in range(2, m) for group in combinations(range(m), size)]
+

@@ -20,6 +20,7 @@ from ._common import (
     share_tasks_np,
     show,
 )
+from ._margins import relative_margins, stacked_margins
 from .base import CONTINUOUS, Property, Violation, register_property
 
 
@@ -62,6 +63,13 @@ class SharingIncentive(Property):
         relative excess of ``x_i`` over the tasks of its slice."""
         ev = Evaluator(policy, mode)
         return relative_margin(ev.numeric(instance), one_share_tasks_np(instance, ev.mode))
+
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance, the allocations solved in batches
+        and the slices of all the users compared at once (see
+        :meth:`.base.Property.margin_many`)."""
+        return stacked_margins(policy, instances, mode, lambda st: relative_margins(
+            st.X, share_tasks_np(st.D, st.R, st.W, st.wsum, st.caps, mode), st.real))
 
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`): some

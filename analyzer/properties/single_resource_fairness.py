@@ -8,6 +8,7 @@ import numpy as np
 
 from models import Instance, Policy
 
+from ._margins import maxmin_margins
 from ._maxmin import WHOLE_TASKS_WHY, check_maxmin_on, maxmin_margin, screen_maxmin_many
 from .base import CONTINUOUS, Property, Violation, register_property
 
@@ -55,6 +56,11 @@ class SingleResourceFairness(Property):
         if self.applies(instance) is not None:
             return float("inf")
         return maxmin_margin(policy, instance, mode, 0)
+
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance, the allocations and the max-min
+        references solved in batches (see :meth:`.base.Property.margin_many`)."""
+        return maxmin_margins(policy, instances, mode, [0 if self.applies(i) is None else None for i in instances])
 
     def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
         """Batched screen (see :meth:`.base.Property.screen_many`)."""

@@ -14,8 +14,9 @@ from models.filling_numeric import last_any, last_sum
 from ._batch import is_filling, numeric_batch
 from ._common import Evaluator, as_exact_str, leontief_tasks, per_resource, show
 from ._lie_reports import denominators, exact_report, lie_instance, simplex_grid
+from ._margins import allocations, batch_fill
 from ._sp_screen import Group, fill_for, fill_key, group_key, remembered_margin, single_directions
-from .base import CONTINUOUS, Property, Violation, register_property
+from .base import CONTINUOUS, STATIC_MODES, Property, Violation, register_property
 
 #: Factors applied to one coordinate of the true demand (inflating or
 #: deflating a single resource is the classic lie).
@@ -160,6 +161,40 @@ class StrategyProofness(Property):
         if known is not None:  # the screen of this instance has just computed it
             return known
         return float(self._group(ev, [instance], ev.numeric(instance)[None]).best_margins()[0])
+
+    def margin_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """:meth:`margin` of each instance: the grid margins a screen has just
+        computed, else the grids of all the instances of a group
+        (:func:`~._sp_screen.group_key`) filled together
+        (:class:`~._sp_screen.Group`: each instance gets the numbers of a
+        group of one); see :meth:`.base.Property.margin_many`."""
+        out = np.full(len(instances), np.nan)
+        if not instances or mode not in STATIC_MODES:  # no allocation to lie about: no margin, as in margin
+            return out
+        ev = Evaluator(policy, mode)
+        key = (self._for(ev).params(), _scaled(ev), ev.mode, fill_key(fill_for(ev, instances[:1])))
+        lockstep = ev.mode == CONTINUOUS and is_filling(ev.policy)
+        todo = []
+        for k, inst in enumerate(instances):
+            if _searchable(ev, inst):
+                known = remembered_margin(inst, key)
+                if known is None:
+                    todo.append(k)
+                else:
+                    out[k] = known
+        groups: dict[tuple[int, int, bytes], list[tuple[int, np.ndarray]]] = {}
+        for k, x in zip(todo, allocations(ev.policy, [instances[k] for k in todo], ev.mode), strict=True):
+            if x is not None:
+                inst = instances[k]  # padded users only for a vectorised filling (fill_for)
+                group = group_key(ev.policy, inst) if lockstep else (inst.n, inst.m, inst.weights.tobytes())
+                groups.setdefault(group, []).append((k, x))
+        for members in groups.values():
+            ks = [k for k, _ in members]
+            insts, X = [instances[k] for k in ks], [x for _, x in members]
+            fill = fill_for(ev, insts) if lockstep else batch_fill(ev, insts)  # one solve of every member's reports
+            out[ks] = Group(self._for(ev), insts, X, fill, _scaled(ev), ev.mode).best_margins()
+        out[~np.isfinite(out)] = np.nan
+        return out
 
     def params(self) -> tuple[object, ...]:
         """Everything the search's numbers depend on besides the policy,

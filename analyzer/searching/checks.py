@@ -58,7 +58,6 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
     get the full check; the outcome is the same as checking every instance
     (the screen flags every instance the check's own screen would)."""
     out = Chunk(start)
-    margin = cell.prop.margin if with_margin else None
     events: list[str] = []
     checked = 0
     step = SCREEN_BATCH if BATCH_SCREEN else 1
@@ -72,6 +71,8 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
             if todo:
                 screened = [cast(Instance, batch[k][2]) for k in todo]
                 flagged[todo] = cell.prop.screen_many(cell.policy, screened, cell.mode)
+        near: list[tuple[int, Instance]] = []  # the instances whose margins are taken, in one call
+        done = False
         for (pos, phase, inst), kind, flag in zip(batch, kinds, flagged, strict=True):
             v, err = None, None
             if kind == "c" and flag and inst is not None:  # kind 'c' has an instance
@@ -85,19 +86,30 @@ def examine(cell: Cell, start: int, stop: int, limit: int, with_margin: bool) ->
             checked += 1
             if v is not None:
                 out.violation, out.phase = v, phase
+                done = True
                 break
-            if margin is not None and pos % MARGIN_EVERY == 0:
-                mg = safe_margin(margin, cell.policy, inst, cell.mode)
-                if mg is not None:
-                    out.near.append((mg, pos))
+            if with_margin and pos % MARGIN_EVERY == 0:
+                near.append((pos, inst))
             if checked >= limit:
+                done = True
                 break
-        else:
-            continue
-        break
+        out.near.extend(near_misses(cell, near))
+        if done:
+            break
     out.events = "".join(events)
     out.near = sorted(out.near)[:NEAR_MISSES]
     return out
+
+
+def near_misses(cell: Cell, near: list[tuple[int, Instance]]) -> list[tuple[float, int]]:
+    """``(margin, position)`` of the checked instances ``near`` (position,
+    instance) in the search's mode, their margins taken in one call
+    (:meth:`~analyzer.properties.base.Property.margin_many`); an instance
+    without a finite margin is skipped (as :func:`safe_margin` skips it)."""
+    if not near:
+        return []
+    margins = cell.prop.margin_many(cell.policy, [inst for _, inst in near], cell.mode)
+    return [(float(mg), pos) for (pos, _), mg in zip(near, margins.tolist(), strict=True) if math.isfinite(mg)]
 
 
 def screenable(cell: Cell, inst: Instance) -> str:
