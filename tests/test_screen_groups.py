@@ -46,3 +46,14 @@ def test_maxmin_screen_flags_a_policy_off_max_min() -> None:
     checks = [p.check(pol, inst) is not None for inst in insts]
     assert all(f or not c for f, c in zip(flags, checks, strict=True))
     assert any(checks)
+
+
+@pytest.mark.parametrize(("policy", "prop"), [("static", "pareto-efficiency"), ("asset", "sharing-incentive"),
+                                              ("asset", "bottleneck-fairness"), ("static", "single-resource-fairness")])
+def test_batched_screen_flags_every_violation(policy: str, prop: str) -> None:
+    insts = _stream(prop, "weights,caps,zeros", 30) + _stream(prop, "paper", 30)
+    pol, p = get_policy(policy), get_property(prop)
+    flags = p.screen_many(pol, insts, "continuous")
+    found = [p.check(pol, inst) is not None for inst in insts]
+    assert any(found)
+    assert all(f for f, v in zip(flags.tolist(), found, strict=True) if v)
