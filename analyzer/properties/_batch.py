@@ -17,7 +17,7 @@ instance.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol, TypeGuard, cast
 
 import numpy as np
 
@@ -105,13 +105,15 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
     else:
         groups = [(idxs, D, R[0] if len(members) == 1 else R, members[0].weights, caps)
                   for idxs, members, D, R, caps in shape_groups(instances)]
+    label = policy.label
     for idxs, D, R, w, caps in groups:
         x, ok = run_batch(solve, D, R, w, caps)
-        for row, i, good in zip(x, idxs, ok, strict=True):
+        for row, i, good in zip(x, idxs, ok.tolist(), strict=True):
             if good:
-                x_i = row[:instances[i].n]
+                inst = instances[i]
+                x_i = row[:inst.demands.shape[0]]
                 out[i] = x_i
-                _MEMO[id(instances[i])] = (instances[i], policy.label, mode, x_i)
+                _MEMO[id(inst)] = (inst, label, mode, x_i)
     return out
 
 
@@ -136,21 +138,24 @@ def padded_groups(instances: Sequence[Instance]
     ``(indices, demands (K, N, M), capacities (K, M), weights (K, N), caps
     (K, N))``. A padded user has no demand, weight 1 and cap 0; a padded
     resource capacity 1 and no demand."""
+    shapes = [inst.demands.shape for inst in instances]
     keys: dict[tuple[int, int], list[int]] = {}
-    for idx, inst in enumerate(instances):
-        key = ((max(inst.n, PAD_FLOOR) - 1).bit_length(), (max(inst.m, PAD_FLOOR) - 1).bit_length())
-        keys.setdefault(key, []).append(idx)
+    for idx, (n, m) in enumerate(shapes):
+        keys.setdefault(((max(n, PAD_FLOOR) - 1).bit_length(), (max(m, PAD_FLOOR) - 1).bit_length()), []).append(idx)
     out = []
     for idxs in keys.values():
-        members = [instances[i] for i in idxs]
-        N, M = max(inst.n for inst in members), max(inst.m for inst in members)
+        N, M = max(shapes[i][0] for i in idxs), max(shapes[i][1] for i in idxs)
         D, R = np.zeros((len(idxs), N, M)), np.ones((len(idxs), M))
         w, caps = np.ones((len(idxs), N)), np.zeros((len(idxs), N))
-        for k, inst in enumerate(members):
-            D[k, :inst.n, :inst.m] = inst.demands
-            R[k, :inst.m] = inst.capacity
-            w[k, :inst.n] = inst.weights
-            caps[k, :inst.n] = inst.max_tasks
+        exact: dict[tuple[int, int], list[int]] = {}  # the group's rows by exact shape, filled a block at a time
+        for row, i in enumerate(idxs):
+            exact.setdefault(shapes[i], []).append(row)
+        for (n, m), rows in exact.items():
+            members = [instances[idxs[r]] for r in rows]
+            D[rows, :n, :m] = np.stack([inst.demands for inst in members])
+            R[rows, :m] = np.stack([inst.capacity for inst in members])
+            w[rows, :n] = np.stack([inst.weights for inst in members])
+            caps[rows, :n] = np.stack([inst.max_tasks for inst in members])
         out.append((idxs, D, R, w, caps))
     return out
 
@@ -170,11 +175,10 @@ def answered_groups(instances: Sequence[Instance], xs: Sequence[np.ndarray | Non
     out = []
     for sub, D, R, w, caps in padded_groups([instances[k] for k in answered]):
         idxs = np.array([answered[s] for s in sub], dtype=int)
-        n = np.array([instances[k].n for k in idxs])
+        n = np.array([len(cast(np.ndarray, xs[k])) for k in idxs.tolist()])
         real = np.arange(D.shape[1])[None, :] < n[:, None]
         X = np.zeros(real.shape)
-        for row, k in enumerate(idxs):
-            X[row, :n[row]] = xs[k]
+        X[real] = np.concatenate([cast(np.ndarray, xs[k]) for k in idxs.tolist()])  # row by row, in order
         out.append((idxs, X, real, D, R, w, caps))
     return out
 
