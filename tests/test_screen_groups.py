@@ -76,3 +76,35 @@ def test_bottleneck_based_screen_holds_every_suspect_of_the_check(policy: str) -
     if policy in ("drf", "static"):  # both break it on the stream: the screen passes those on
         assert any(suspects)
     assert p.screen_many(pol, insts[:3], "discrete").all()
+
+
+def test_a_chunk_solved_again_gives_the_remembered_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from analyzer.properties import _batch
+
+    insts = _stream("sharing-incentive", "weights,caps,zeros", 50)
+    ceei = get_policy("ceei")
+    _batch._SOLVED.clear()
+    first = _batch.numeric_batch(ceei, insts, "continuous")
+    assert len(_batch._SOLVED) > 0
+    again = _batch.numeric_batch(ceei, list(insts), "continuous")  # remembered
+    _batch._SOLVED.clear()
+    fresh = _batch.numeric_batch(ceei, insts, "continuous")
+    for a, b, c in zip(first, again, fresh, strict=True):
+        assert (a is None) == (b is None) == (c is None)
+        if a is not None:
+            assert a.tolist() == b.tolist() == c.tolist()
+    # another solver for the same policy label is never answered from the memo
+    calls: list[int] = []
+    own = ceei.batch_solver()
+
+    def counting(D, R, w, caps):  # type: ignore[no-untyped-def]
+        calls.append(len(D))
+        return own(D, R, w, caps)
+
+    monkeypatch.setattr(ceei, "batch_solver", lambda: counting)
+    _batch.numeric_batch(ceei, insts, "continuous")
+    assert calls
+    monkeypatch.setattr(_batch, "SOLVED_MEMO", 2)
+    for k in range(5):
+        _batch.numeric_batch(get_policy("drf"), insts[k:k + 5], "continuous")
+    assert len(_batch._SOLVED) <= 2

@@ -16,6 +16,8 @@ instance.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeGuard, cast
 
@@ -107,7 +109,7 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
                   for idxs, members, D, R, caps in shape_groups(instances)]
     label = policy.label
     for idxs, D, R, w, caps in groups:
-        x, ok = run_batch(solve, D, R, w, caps)
+        x, ok = solved(policy, solve, D, R, w, caps)
         for row, i, good in zip(x, idxs, ok.tolist(), strict=True):
             if good:
                 inst = instances[i]
@@ -115,6 +117,43 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
                 out[i] = x_i
                 _MEMO[id(inst)] = (inst, label, mode, x_i)
     return out
+
+
+#: The answers of the last batch solves (:func:`solved`), by a digest of
+#: the policy, its batch solver and the batch's arrays, oldest first.
+_SOLVED: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+#: Batch solves kept in :data:`_SOLVED` (a table cell screens about 40
+#: chunks of 256 instances; each entry holds the tasks and answered flags).
+SOLVED_MEMO: int = 256
+
+
+def solved(policy: Policy, solve: Any, D: np.ndarray, R: np.ndarray, w: np.ndarray, caps: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`models.batching.run_batch` of ``solve`` on a group, remembered
+    for the last :data:`SOLVED_MEMO` groups by content: every cell of a
+    property table examines the same stream of instances, so a process
+    running several cells of one policy solves each chunk once. The same
+    arrays give the same numbers (a batch solve is deterministic), so a
+    remembered answer is the one a new solve would give; copies are
+    returned."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update(repr((type(policy).__module__, type(policy).__qualname__, policy.label, type(solve).__module__,
+                   type(solve).__qualname__, getattr(solve, "__qualname__", ""))).encode())
+    for a in (D, R, w, caps):
+        a = np.ascontiguousarray(a, dtype=float)
+        h.update(repr(a.shape).encode())
+        h.update(a.data)
+    key = h.digest()
+    hit = _SOLVED.get(key)
+    if hit is None:
+        hit = run_batch(solve, D, R, w, caps)
+        hit = (hit[0].copy(), hit[1].copy())
+        _SOLVED[key] = hit
+        while len(_SOLVED) > SOLVED_MEMO:
+            _SOLVED.popitem(last=False)
+    else:
+        _SOLVED.move_to_end(key)
+    return hit[0].copy(), hit[1].copy()
 
 
 def mixes_shapes(solver: Any) -> bool:
