@@ -108,3 +108,21 @@ def test_a_chunk_solved_again_gives_the_remembered_numbers(monkeypatch: pytest.M
     for k in range(5):
         _batch.numeric_batch(get_policy("drf"), insts[k:k + 5], "continuous")
     assert len(_batch._SOLVED) <= 2
+
+
+def test_best_rows_rank_as_one_sort_by_segment_gain_and_position() -> None:
+    from analyzer.properties._sp_screen import KEEP, best_rows
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        lens = rng.integers(1, 9, int(rng.integers(1, 12)))
+        seg = np.repeat(np.cumsum(rng.integers(1, 4, len(lens))), lens)
+        gain = rng.integers(-3, 3, len(seg)).astype(float)  # many ties
+        gain[rng.random(len(seg)) < 0.15] = np.nan
+        pos = np.arange(len(seg))
+        order = np.lexsort((pos, -gain, seg))
+        start = np.flatnonzero(np.r_[True, seg[order][1:] != seg[order][:-1]])
+        rank = pos - np.repeat(start, np.diff(np.r_[start, len(seg)]))
+        top, first = best_rows(seg, gain)
+        assert top.tolist() == order[rank < KEEP].tolist()
+        assert first.tolist() == order[start].tolist()

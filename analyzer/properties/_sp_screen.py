@@ -205,13 +205,7 @@ class Group:
             _MARGINS[id(inst)] = (inst, self.key, mg)
         if len(b) == 0:
             return [[] for _ in self.insts]
-        seg = b * self.D.shape[1] + who  # one segment per (member, user), in order
-        pos = np.arange(len(b))
-        order = np.lexsort((pos, -gain, seg))  # within a segment: best first, ties by position
-        start = np.flatnonzero(np.r_[True, seg[order][1:] != seg[order][:-1]])
-        rank = pos - np.repeat(start, np.diff(np.r_[start, len(b)]))
-        top = order[rank < KEEP]  # rows of each segment's top KEEP, segment by segment
-        first = order[start]  # each segment's best row
+        top, first = best_rows(b * self.D.shape[1] + who, gain)
         fb, fw, fS, fg = [b[top]], [who[top]], [S[top]], [gain[top]]
         if self.prop.refine > 0:
             rg, rS = self.refine(b[first], who[first], S[first])
@@ -273,6 +267,30 @@ class Group:
         for k in members.tolist():
             rand[k, :, :dim] = self.rngs[k].standard_normal((m, dim))
         return rand
+
+
+def best_rows(seg: np.ndarray, gain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of each segment's :data:`KEEP` best gains, segment by
+    segment, best first (ties, and ``nan`` gains last, by position), and
+    each segment's best row. ``seg`` numbers the segment of each row (one
+    per member and user); the grid lists them in order, so each segment's
+    rows are contiguous and one stable sort of a (segments, longest) table
+    ranks them; otherwise one sort of all rows by segment, gain and
+    position (the same rows)."""
+    N = len(seg)
+    if N and np.all(seg[1:] >= seg[:-1]):
+        start = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+        lens = np.diff(np.r_[start, N])
+        sid = np.repeat(np.arange(len(start)), lens)
+        table = np.full((len(start), int(lens.max())), np.nan)  # padding after every real row, nan included
+        table[sid, np.arange(N) - start[sid]] = -gain
+        o = np.argsort(table, axis=1, kind="stable")[:, :KEEP]
+        return (start[:, None] + o)[o < lens[:, None]], start + o[:, 0]
+    pos = np.arange(N)
+    order = np.lexsort((pos, -gain, seg))  # within a segment: best first, ties by position
+    start = np.flatnonzero(np.r_[True, seg[order][1:] != seg[order][:-1]])
+    rank = pos - np.repeat(start, np.diff(np.r_[start, N]))
+    return order[rank < KEEP], order[start]
 
 
 #: The grid margins (:meth:`Group.best_margins`) of the instances of the last
