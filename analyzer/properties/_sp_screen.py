@@ -116,7 +116,10 @@ class Group:
         need = self.D.reshape(B * n, m).take(user, axis=0)
         dom = last_max(need / cap)
         dirs = S[:, :m]
-        reports = dirs * cap * (dom * np.exp(S[:, m]) / last_max(dirs))[:, None]
+        logc = S[:, m]
+        if np.count_nonzero(logc):  # scale 1 (exp(0) = 1 exactly) needs no exponential
+            dom = dom * np.exp(logc)
+        reports = dirs * cap * (dom / last_max(dirs))[:, None]
         true_caps = self.K.take(user)
         liar = np.arange(N) * n + who  # the liar among the deviated instances' users
         D = self.D.take(b, axis=0)
