@@ -11,7 +11,7 @@ import numpy as np
 from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL, DOMINANT_NEAR, SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
-from ._batch import numeric_batch
+from ._batch import numeric_batch, stacked
 from ._common import Evaluator, maxmin_on_resource, per_user, show
 from .base import DISCRETE, Violation
 
@@ -68,7 +68,7 @@ def screen_maxmin_many(policy: Policy, instances: Sequence[Instance], mode: str,
         elif x is not None:
             groups.setdefault(inst.n, []).append(k)
     for ks in groups.values():
-        out[ks] = _off_maxmin([instances[k] for k in ks], np.stack([cast(np.ndarray, xs[k]) for k in ks]),
+        out[ks] = _off_maxmin([instances[k] for k in ks], stacked([cast(np.ndarray, xs[k]) for k in ks]),
                               [cast(int, resources[k]) for k in ks])
     return out
 
@@ -77,11 +77,11 @@ def _off_maxmin(insts: Sequence[Instance], X: np.ndarray, js: Sequence[int]) -> 
     """:func:`screen_maxmin_many`'s comparison for instances with equal
     numbers of users, their tasks ``X`` (K, n) and resources ``js``, all at
     once: row by row the numbers of a one-instance comparison."""
-    W = np.stack([inst.weights for inst in insts])
-    Dj = np.stack([inst.demands[:, j] for inst, j in zip(insts, js, strict=True)])
+    W = stacked([inst.weights for inst in insts])
+    Dj = stacked([inst.demands[:, j] for inst, j in zip(insts, js, strict=True)])
     Rj = np.array([inst.capacity[j] for inst, j in zip(insts, js, strict=True)])
     ref = W * Rj[:, None] / (Dj * W.sum(axis=1)[:, None])
-    capped = np.isfinite(np.stack([inst.max_tasks for inst in insts])).any(axis=1)
+    capped = np.isfinite(stacked([inst.max_tasks for inst in insts])).any(axis=1)
     for r in np.flatnonzero(capped).tolist():  # capped: the exact water-filling
         ref[r] = [float(v) for v in maxmin_on_resource(insts[r], js[r])]
     dist = np.abs(X - ref) + SCREEN_BATCH_RTOL * (np.abs(X) + np.abs(ref)) + SCREEN_BATCH_ATOL
