@@ -111,7 +111,7 @@ def test_a_chunk_solved_again_gives_the_remembered_numbers(monkeypatch: pytest.M
 
 
 def test_best_rows_rank_as_one_sort_by_segment_gain_and_position() -> None:
-    from analyzer.properties._sp_screen import KEEP, best_rows
+    from analyzer.properties._sp_rank import KEEP, best_rows
 
     rng = np.random.default_rng(5)
     for _ in range(200):
