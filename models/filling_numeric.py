@@ -144,6 +144,11 @@ def last_any(a: np.ndarray) -> np.ndarray:
     return _by_columns(np.asarray(a, dtype=bool), np.logical_or, SHORT_AXIS)
 
 
+def last_all(a: np.ndarray) -> np.ndarray:
+    """``a.all(axis=-1)`` of a boolean array, as :func:`last_max`."""
+    return _by_columns(np.asarray(a, dtype=bool), np.logical_and, SHORT_AXIS)
+
+
 def last_sum(a: np.ndarray) -> np.ndarray:
     """``a.sum(axis=-1)`` of a float array, the same numbers, as a loop over
     the columns when the axis is shorter than :data:`SEQUENTIAL_SUM`."""
@@ -301,6 +306,10 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
     T = k / r  # level at which each user reaches its cap (inf if uncapped)
     has_cap = np.isfinite(T)
     active = T > 0  # users capped at zero are frozen from the start
+    if not np.count_nonzero(active & has_cap) and last_all(D > 0)[active].all():
+        once = _one_round(D, R, r, k, active, n, rtol)
+        if once is not None:
+            return once
     base = np.zeros((K, m))  # usage by frozen users
     saturated = np.zeros((K, m), dtype=bool)
     rounds: list[Round] = []
@@ -321,6 +330,29 @@ def fill_levels(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, ca
         saturated |= sat_now
         rounds.append(Round(live=live, level=tstar, saturated=sat_now, frozen=flat, capped=capped, n=n))
     return x, rounds, saturated
+
+
+def _one_round(D: np.ndarray, R: np.ndarray, r: np.ndarray, k: np.ndarray, active: np.ndarray, n: int,
+               rtol: float) -> tuple[np.ndarray, list[Round], np.ndarray] | None:
+    """:func:`fill_levels` when no active user is capped and every one
+    demands every resource (the paper's class; padded users are inactive):
+    its first round saturates some resource of each live member, which
+    every active user uses, so all of them freeze there and that round is
+    the last. The same operations on the same numbers as the loop's round;
+    ``None`` (the loop then runs) where a live member's level is not finite."""
+    K, m = R.shape
+    live = last_any(active)
+    slope = np.einsum("kn,knm->km", np.where(active, r, 0.0), D)
+    rising = slope > 0
+    tj = np.divide(R, slope, out=np.full((K, m), np.inf), where=rising)  # R - 0 (nobody frozen yet) is R
+    tj = np.where(~rising, np.inf, tj)
+    tstar = last_min(tj)
+    if not np.isfinite(tstar[live]).all():
+        return None
+    sat_now = (tj <= (tstar * (1 + rtol))[:, None]) & live[:, None]
+    x = np.where(active, np.minimum(tstar[:, None] * r, k), 0.0)
+    frozen = np.flatnonzero(active)
+    return x, [Round(live=live, level=tstar, saturated=sat_now, frozen=frozen, capped=frozen[:0], n=n)], sat_now
 
 
 def fill_shares(shares: np.ndarray, demands: np.ndarray, capacity: np.ndarray, weights: np.ndarray,
@@ -362,5 +394,5 @@ def fill_numeric(demands: np.ndarray, capacity: np.ndarray, rates: np.ndarray, c
     return x[0], stages(rounds, 0)
 
 
-__all__ = ["Round", "Stage", "fill_levels", "fill_numeric", "fill_shares", "last_any", "last_max", "last_min",
-           "last_sum", "stages"]
+__all__ = ["Round", "Stage", "fill_levels", "fill_numeric", "fill_shares", "last_all", "last_any", "last_max",
+           "last_min", "last_sum", "stages"]

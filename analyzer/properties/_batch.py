@@ -16,8 +16,10 @@ instance.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol, TypeGuard, cast
 
 import numpy as np
 
@@ -105,14 +107,53 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
     else:
         groups = [(idxs, D, R[0] if len(members) == 1 else R, members[0].weights, caps)
                   for idxs, members, D, R, caps in shape_groups(instances)]
+    label = policy.label
     for idxs, D, R, w, caps in groups:
-        x, ok = run_batch(solve, D, R, w, caps)
-        for row, i, good in zip(x, idxs, ok, strict=True):
+        x, ok = solved(policy, solve, D, R, w, caps)
+        for row, i, good in zip(x, idxs, ok.tolist(), strict=True):
             if good:
-                x_i = row[:instances[i].n]
+                inst = instances[i]
+                x_i = row[:inst.demands.shape[0]]
                 out[i] = x_i
-                _MEMO[id(instances[i])] = (instances[i], policy.label, mode, x_i)
+                _MEMO[id(inst)] = (inst, label, mode, x_i)
     return out
+
+
+#: The answers of the last batch solves (:func:`solved`), by a digest of
+#: the policy, its batch solver and the batch's arrays, oldest first.
+_SOLVED: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+#: Batch solves kept in :data:`_SOLVED` (a table cell screens about 40
+#: chunks of 256 instances; each entry holds the tasks and answered flags).
+SOLVED_MEMO: int = 256
+
+
+def solved(policy: Policy, solve: Any, D: np.ndarray, R: np.ndarray, w: np.ndarray, caps: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`models.batching.run_batch` of ``solve`` on a group, remembered
+    for the last :data:`SOLVED_MEMO` groups by content: every cell of a
+    property table examines the same stream of instances, so a process
+    running several cells of one policy solves each chunk once. The same
+    arrays give the same numbers (a batch solve is deterministic), so a
+    remembered answer is the one a new solve would give; copies are
+    returned."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update(repr((type(policy).__module__, type(policy).__qualname__, policy.label, type(solve).__module__,
+                   type(solve).__qualname__, getattr(solve, "__qualname__", ""))).encode())
+    for a in (D, R, w, caps):
+        a = np.ascontiguousarray(a, dtype=float)
+        h.update(repr(a.shape).encode())
+        h.update(a.data)
+    key = h.digest()
+    hit = _SOLVED.get(key)
+    if hit is None:
+        hit = run_batch(solve, D, R, w, caps)
+        hit = (hit[0].copy(), hit[1].copy())
+        _SOLVED[key] = hit
+        while len(_SOLVED) > SOLVED_MEMO:
+            _SOLVED.popitem(last=False)
+    else:
+        _SOLVED.move_to_end(key)
+    return hit[0].copy(), hit[1].copy()
 
 
 def mixes_shapes(solver: Any) -> bool:
@@ -136,23 +177,33 @@ def padded_groups(instances: Sequence[Instance]
     ``(indices, demands (K, N, M), capacities (K, M), weights (K, N), caps
     (K, N))``. A padded user has no demand, weight 1 and cap 0; a padded
     resource capacity 1 and no demand."""
+    shapes = [inst.demands.shape for inst in instances]
     keys: dict[tuple[int, int], list[int]] = {}
-    for idx, inst in enumerate(instances):
-        key = ((max(inst.n, PAD_FLOOR) - 1).bit_length(), (max(inst.m, PAD_FLOOR) - 1).bit_length())
-        keys.setdefault(key, []).append(idx)
+    for idx, (n, m) in enumerate(shapes):
+        keys.setdefault(((max(n, PAD_FLOOR) - 1).bit_length(), (max(m, PAD_FLOOR) - 1).bit_length()), []).append(idx)
     out = []
     for idxs in keys.values():
-        members = [instances[i] for i in idxs]
-        N, M = max(inst.n for inst in members), max(inst.m for inst in members)
+        N, M = max(shapes[i][0] for i in idxs), max(shapes[i][1] for i in idxs)
         D, R = np.zeros((len(idxs), N, M)), np.ones((len(idxs), M))
         w, caps = np.ones((len(idxs), N)), np.zeros((len(idxs), N))
-        for k, inst in enumerate(members):
-            D[k, :inst.n, :inst.m] = inst.demands
-            R[k, :inst.m] = inst.capacity
-            w[k, :inst.n] = inst.weights
-            caps[k, :inst.n] = inst.max_tasks
+        exact: dict[tuple[int, int], list[int]] = {}  # the group's rows by exact shape, filled a block at a time
+        for row, i in enumerate(idxs):
+            exact.setdefault(shapes[i], []).append(row)
+        for (n, m), rows in exact.items():
+            members = [instances[idxs[r]] for r in rows]
+            D[rows, :n, :m] = stacked([inst.demands for inst in members])
+            R[rows, :m] = stacked([inst.capacity for inst in members])
+            w[rows, :n] = stacked([inst.weights for inst in members])
+            caps[rows, :n] = stacked([inst.max_tasks for inst in members])
         out.append((idxs, D, R, w, caps))
     return out
+
+
+def stacked(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """``np.stack(arrays)`` of arrays of one shape, the same array (one
+    concatenation and a reshape: a third of ``np.stack``'s cost on a
+    chunk's small per-instance arrays)."""
+    return np.concatenate(arrays).reshape(len(arrays), *np.shape(arrays[0]))
 
 
 #: A padded group with its tasks (:func:`answered_groups`).
@@ -170,11 +221,10 @@ def answered_groups(instances: Sequence[Instance], xs: Sequence[np.ndarray | Non
     out = []
     for sub, D, R, w, caps in padded_groups([instances[k] for k in answered]):
         idxs = np.array([answered[s] for s in sub], dtype=int)
-        n = np.array([instances[k].n for k in idxs])
+        n = np.array([len(cast(np.ndarray, xs[k])) for k in idxs.tolist()])
         real = np.arange(D.shape[1])[None, :] < n[:, None]
         X = np.zeros(real.shape)
-        for row, k in enumerate(idxs):
-            X[row, :n[row]] = xs[k]
+        X[real] = np.concatenate([cast(np.ndarray, xs[k]) for k in idxs.tolist()])  # row by row, in order
         out.append((idxs, X, real, D, R, w, caps))
     return out
 
@@ -191,9 +241,9 @@ def shape_groups(instances: Sequence[Instance], keep: Any = None
     out = []
     for idxs in groups.values():
         members = [instances[i] for i in idxs]
-        out.append((idxs, members, np.stack([inst.demands for inst in members]).astype(float),
-                    np.stack([inst.capacity for inst in members]).astype(float),
-                    np.stack([inst.max_tasks for inst in members]).astype(float)))
+        out.append((idxs, members, stacked([inst.demands for inst in members]).astype(float),
+                    stacked([inst.capacity for inst in members]).astype(float),
+                    stacked([inst.max_tasks for inst in members]).astype(float)))
     return out
 
 

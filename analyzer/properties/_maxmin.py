@@ -4,14 +4,14 @@ allocation must equal weighted max-min with caps on one resource."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
 from models import Instance, Policy, PolicyError
-from models.filling_numeric import last_any, last_max
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL, DOMINANT_NEAR, SCREEN_BATCH_ATOL, SCREEN_BATCH_RTOL
 
-from ._batch import numeric_batch
+from ._batch import numeric_batch, stacked
 from ._common import Evaluator, maxmin_on_resource, per_user, show
 from .base import DISCRETE, Violation
 
@@ -61,19 +61,31 @@ def screen_maxmin_many(policy: Policy, instances: Sequence[Instance], mode: str,
         return np.ones(len(instances), dtype=bool)
     xs = numeric_batch(policy, instances, mode)
     out = np.ones(len(instances), dtype=bool)
+    groups: dict[int, list[int]] = {}  # the answered instances to compare, by number of users
     for k, (x, inst, j) in enumerate(zip(xs, instances, resources, strict=True)):
         if j is None:
             out[k] = False
-            continue
-        if x is None:
-            continue
-        if inst.capped:
-            ref = np.array([float(v) for v in maxmin_on_resource(inst, j)])
-        else:
-            ref = inst.weights * inst.capacity[j] / (inst.demands[:, j] * inst.weights.sum())
-        dist = np.abs(x - ref) + SCREEN_BATCH_RTOL * (np.abs(x) + np.abs(ref)) + SCREEN_BATCH_ATOL
-        out[k] = bool((dist > COMPARE_RTOL * np.abs(ref) + COMPARE_ATOL).any())
+        elif x is not None:
+            groups.setdefault(inst.n, []).append(k)
+    for ks in groups.values():
+        out[ks] = _off_maxmin([instances[k] for k in ks], stacked([cast(np.ndarray, xs[k]) for k in ks]),
+                              [cast(int, resources[k]) for k in ks])
     return out
+
+
+def _off_maxmin(insts: Sequence[Instance], X: np.ndarray, js: Sequence[int]) -> np.ndarray:
+    """:func:`screen_maxmin_many`'s comparison for instances with equal
+    numbers of users, their tasks ``X`` (K, n) and resources ``js``, all at
+    once: row by row the numbers of a one-instance comparison."""
+    W = stacked([inst.weights for inst in insts])
+    Dj = stacked([inst.demands[:, j] for inst, j in zip(insts, js, strict=True)])
+    Rj = np.array([inst.capacity[j] for inst, j in zip(insts, js, strict=True)])
+    ref = W * Rj[:, None] / (Dj * W.sum(axis=1)[:, None])
+    capped = np.isfinite(stacked([inst.max_tasks for inst in insts])).any(axis=1)
+    for r in np.flatnonzero(capped).tolist():  # capped: the exact water-filling
+        ref[r] = [float(v) for v in maxmin_on_resource(insts[r], js[r])]
+    dist = np.abs(X - ref) + SCREEN_BATCH_RTOL * (np.abs(X) + np.abs(ref)) + SCREEN_BATCH_ATOL
+    return cast(np.ndarray, (dist > COMPARE_RTOL * np.abs(ref) + COMPARE_ATOL).any(axis=1))
 
 
 def maxmin_margin(policy: str | Policy, instance: Instance, mode: str, j: int) -> float:
@@ -113,14 +125,20 @@ DOMINANT_MEMO: int = 4096
 
 
 def _common_dominant(instance: Instance) -> int | None:
-    """:func:`common_dominant`, computed."""
-    S = instance.demands / instance.capacity
-    top = last_max(S)
-    near = S >= top[:, None] * (1 - DOMINANT_NEAR)  # resources that may be dominant (the others are not)
-    for j in np.flatnonzero(~last_any(~near.T)).tolist():
-        tied = S >= S[:, j, None] * (1 - DOMINANT_NEAR)  # may be exactly above j's share
-        tied[:, j] = False
-        if all(_at_least(instance, i, j, k) for i, k in zip(*np.nonzero(tied), strict=True)):
+    """:func:`common_dominant`, computed: on the float shares as Python
+    numbers (a few users and resources: numpy's per-call overhead is most
+    of the cost), the same comparisons in the same order."""
+    S = (instance.demands / instance.capacity).tolist()
+    keep = 1 - DOMINANT_NEAR
+    cands: list[int] = list(range(instance.m))
+    for row in S:  # resources that may be dominant for every user (the others are not)
+        lo = max(row) * keep
+        cands = [j for j in cands if row[j] >= lo]
+        if not cands:
+            return None
+    for j in cands:  # the pairs that may be exactly above j's share, decided exactly
+        if all(_at_least(instance, i, j, k) for i, row in enumerate(S) for k, s in enumerate(row)
+               if k != j and s >= row[j] * keep):
             return j
     return None
 

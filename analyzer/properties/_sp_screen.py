@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Protocol, cast
 
 import numpy as np
@@ -32,6 +32,7 @@ from models.filling_numeric import fill_shares, last_any, last_max, last_sum
 from ._batch import is_filling, numeric_many
 from ._common import Evaluator, leontief_tasks_np, numeric_below
 from ._lie_reports import report_caps, report_rows, simplex_grid
+from ._sp_rank import best_rows
 from .base import CONTINUOUS
 
 
@@ -71,10 +72,6 @@ class KeyedFill:
     def __call__(self, D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
         return self.run(D, cap, Kc, b, who)
 
-#: Candidate reports per user that go to the exact re-check.
-KEEP = 3
-
-
 class Group:
     """Instances with their numeric allocations ``X`` (one row per member),
     screened together: of equal shape ``(n, m)`` and weights, or, for a
@@ -92,9 +89,15 @@ class Group:
         self.K = padded([inst.max_tasks for inst in insts], n, 0.0)
         self.scale = np.maximum(np.abs(self.X), 1.0)
         self.users = self.X < self.K  # a capped user cannot gain
-        self.rngs = [np.random.Generator(np.random.PCG64(seeds(prop.seed))) for _ in insts]  # default_rng(seed)'s
         #: What the grid's numbers depend on besides the instance.
         self.key = (prop.params(), scaled, mode, fill_key(fill))
+
+    @cached_property
+    def rngs(self) -> list[np.random.Generator]:
+        """One generator per member, each seeded as ``default_rng(seed)``
+        seeds it (made when first asked for: until then every member's
+        generator would draw the same numbers, see :meth:`moves`)."""
+        return [np.random.Generator(np.random.PCG64(seeds(self.prop.seed))) for _ in self.insts]
 
     # ---------------------------------------------------------------- fills
     def true_tasks(self, b: np.ndarray, who: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -110,13 +113,17 @@ class Group:
         need = self.D.reshape(B * n, m).take(user, axis=0)
         dom = last_max(need / cap)
         dirs = S[:, :m]
-        reports = dirs * cap * (dom * np.exp(S[:, m]) / last_max(dirs))[:, None]
+        logc = S[:, m]
+        if np.count_nonzero(logc):  # scale 1 (exp(0) = 1 exactly) needs no exponential
+            dom = dom * np.exp(logc)
+        reports = dirs * cap * (dom / last_max(dirs))[:, None]
         true_caps = self.K.take(user)
         liar = np.arange(N) * n + who  # the liar among the deviated instances' users
         D = self.D.take(b, axis=0)
         D.reshape(N * n, m)[liar] = reports
         Kc = self.K.take(b, axis=0)
-        Kc.reshape(N * n)[liar] = report_caps(need, reports, true_caps)
+        if np.isfinite(true_caps).any():  # an uncapped liar reports no cap: its entry stays inf
+            Kc.reshape(N * n)[liar] = report_caps(need, reports, true_caps)
         filled = self.fill(D, cap, Kc, b, who)
         return leontief_tasks_np(need, filled.take(liar)[:, None] * reports, true_caps, self.mode)
 
@@ -198,13 +205,7 @@ class Group:
             _MARGINS[id(inst)] = (inst, self.key, mg)
         if len(b) == 0:
             return [[] for _ in self.insts]
-        seg = b * self.D.shape[1] + who  # one segment per (member, user), in order
-        pos = np.arange(len(b))
-        order = np.lexsort((pos, -gain, seg))  # within a segment: best first, ties by position
-        start = np.flatnonzero(np.r_[True, seg[order][1:] != seg[order][:-1]])
-        rank = pos - np.repeat(start, np.diff(np.r_[start, len(b)]))
-        top = order[rank < KEEP]  # rows of each segment's top KEEP, segment by segment
-        first = order[start]  # each segment's best row
+        top, first = best_rows(b * self.D.shape[1] + who, gain)
         fb, fw, fS, fg = [b[top]], [who[top]], [S[top]], [gain[top]]
         if self.prop.refine > 0:
             rg, rS = self.refine(b[first], who[first], S[first])
@@ -238,10 +239,9 @@ class Group:
         lo_hi = (min(0.0, float(logs.min())), max(0.0, float(logs.max())))
         members = np.unique(b)
         rows = np.arange(len(b))
+        shared = None if "rngs" in self.__dict__ else np.random.Generator(np.random.PCG64(seeds(prop.seed)))
         for _ in range(max(1, prop.refine // per_round)):
-            rand = np.zeros((len(self.insts), m, m + 1))
-            for k in members.tolist():
-                rand[k, :, :dim] = self.rngs[k].standard_normal((m, dim))
+            rand = self.moves(members, m, dim, shared)
             trial = np.concatenate([np.broadcast_to(moves, (len(b), 2 * dim, m + 1)), rand[b]], axis=1)
             U = (u[:, None, :] + step[:, None, None] * trial).reshape(-1, m + 1)
             U[:, m] = np.clip(U[:, m], *lo_hi)  # scales stay in the grid's range (readable reports)
@@ -253,6 +253,20 @@ class Group:
             cur = np.where(better, g[rows, best], cur)
             step = np.where(better, step, step / 3)
         return cur, report_rows(u)
+
+
+    def moves(self, members: np.ndarray, m: int, dim: int, shared: np.random.Generator | None) -> np.ndarray:
+        """One round's random moves (len(insts), m, m + 1): each member of
+        ``members`` draws ``(m, dim)`` standard normals from its generator.
+        ``shared``: no member's generator has been made yet, so all of them
+        would draw the same numbers as this fresh one, drawn once."""
+        rand = np.zeros((len(self.insts), m, m + 1))
+        if shared is not None:
+            rand[members, :, :dim] = shared.standard_normal((m, dim))
+            return rand
+        for k in members.tolist():
+            rand[k, :, :dim] = self.rngs[k].standard_normal((m, dim))
+        return rand
 
 
 #: The grid margins (:meth:`Group.best_margins`) of the instances of the last
@@ -349,11 +363,17 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
         policy = cast(FillingPolicy, ev.policy)
         n = max(inst.n for inst in insts)
         W = padded([inst.weights for inst in insts], n, 1.0)
+        unweighted = bool((W == 1.0).all())
+
+        def weights(b: np.ndarray) -> np.ndarray:
+            """The weights of the deviated instances of members ``b`` (unweighted:
+            one row, broadcast by the filling; the same numbers)."""
+            return W[:1] if unweighted else W.take(b, axis=0)
         truth: list[np.ndarray] = []  # the members' own shares of one task (padded users: 1), once computed
 
         def filling(D: np.ndarray, cap: np.ndarray, Kc: np.ndarray, b: np.ndarray, who: np.ndarray) -> np.ndarray:
             if not policy.rowwise_capacity:  # a group of equal shapes (group_key)
-                return fill_shares(policy.shares_batch(D, cap), D, cap, W.take(b, axis=0), Kc)[0]
+                return fill_shares(policy.shares_batch(D, cap), D, cap, weights(b), Kc)[0]
             # a row-wise share function: only the liar's row differs from its member's (same numbers)
             if not truth:
                 own = policy.shares_batch(padded([i.demands for i in insts], n, 1.0),
@@ -363,7 +383,7 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
             liar = np.arange(N) * n + who
             c = truth[0].take(b, axis=0)
             c.reshape(N * n)[liar] = policy.shares_batch(D.reshape(N * n, m).take(liar, axis=0)[:, None, :], cap)[:, 0]
-            return fill_shares(c, D, cap, W.take(b, axis=0), Kc)[0]
+            return fill_shares(c, D, cap, weights(b), Kc)[0]
 
         return KeyedFill(("filling", policy.label, ev.mode), filling)
 
@@ -375,3 +395,4 @@ def fill_for(ev: Evaluator, insts: Sequence[Instance]) -> KeyedFill:
         return out
 
     return KeyedFill(("each", ev.policy.label, ev.mode), one_by_one)
+

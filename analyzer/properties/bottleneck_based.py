@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
+from ._batch import answered_groups, numeric_batch, widened
 from ._common import Evaluator, as_exact_str, per_user, show
 from ._margins import Stack, stacked_margins
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
@@ -81,6 +82,19 @@ class BottleneckBasedFairness(Property):
             return np.where(st.real, users, np.inf).min(axis=1)
 
         return stacked_margins(policy, instances, mode, per_stack)
+
+    def screen_many(self, policy: Policy, instances: Sequence[Instance], mode: str = CONTINUOUS) -> np.ndarray:
+        """Batched screen (see :meth:`.base.Property.screen_many`): some
+        user may complain, every comparison taken on its unfavourable side
+        (:func:`_complaints_widened`); the discrete setting flags everything
+        (the check rejects it)."""
+        out = np.ones(len(instances), dtype=bool)  # not answered by the batch: flagged
+        if mode == DISCRETE:
+            return out
+        xs = numeric_batch(policy, instances, mode)
+        for idxs, X, real, D, R, w, caps in answered_groups(instances, xs):
+            out[idxs] = (_complaints_widened(X, real, D, R, w, caps) & real).any(axis=1)
+        return out
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)
@@ -175,3 +189,27 @@ def _complaints_numeric(instance: Instance, x: np.ndarray) -> np.ndarray:
     protected = uses & full[None, :] & ~(below_ent & below_max)
     below_cap = x < k * (1 - tol) - COMPARE_ATOL
     return below_cap & ~protected.any(axis=1)
+
+
+def _complaints_widened(X: np.ndarray, real: np.ndarray, D: np.ndarray, R: np.ndarray, w: np.ndarray,
+                        k: np.ndarray) -> np.ndarray:
+    """:func:`_complaints_numeric` of a padded group (see
+    :func:`._batch.answered_groups`: tasks ``X`` (K, n), real users
+    ``real``, demands (K, n, m), capacities (K, m), weights and caps (K,
+    n)) as a (K, n) mask, each comparison on its unfavourable side: the
+    user's own tasks widened down, the largest amount of a resource
+    widened up. Every float step is monotone in the tasks, so a user
+    protected (or at its cap) here is protected with the tasks the check
+    reads: the mask holds every suspect of the check (and may hold more)."""
+    tol = COMPARE_RTOL
+    low = widened(X, up=False)
+    amount = low[:, :, None] * D  # (K, n, m)
+    full = np.einsum("knm->km", amount) >= R * (1 - tol) - COMPARE_ATOL
+    wr = np.where(real, w, 0.0)
+    ent = wr / wr.sum(axis=1)[:, None]
+    below_ent = amount / R[:, None, :] < ent[:, :, None] * (1 - tol) - COMPARE_ATOL
+    top = (widened(X, up=True)[:, :, None] * D).max(axis=1)  # (K, m)
+    below_max = amount < top[:, None, :] * (1 - tol) - COMPARE_ATOL
+    protected = (D > 0) & full[:, None, :] & ~(below_ent & below_max)
+    below_cap = low < k * (1 - tol) - COMPARE_ATOL
+    return cast(np.ndarray, below_cap & ~protected.any(axis=2))

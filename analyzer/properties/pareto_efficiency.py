@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from models import Instance, Policy, PolicyError
 from models.tolerances import COMPARE_ATOL, COMPARE_RTOL
 
-from ._batch import numeric_batch, widened
+from ._batch import answered_groups, numeric_batch, widened
 from ._common import Evaluator, confirmed_below, per_user, show
 from ._margins import Stack, stacked_margins
 from .base import CONTINUOUS, DISCRETE, Property, Violation, register_property
@@ -105,8 +105,10 @@ class ParetoEfficiency(Property):
         """Batched screen (see :meth:`.base.Property.screen_many`): some
         user raisable with everybody's tasks widened down (more room)."""
         xs = numeric_batch(policy, instances, mode)
-        return np.array([x is None or _raisable(inst, widened(x, up=False), mode).size > 0
-                         for x, inst in zip(xs, instances, strict=True)], dtype=bool)
+        out = np.ones(len(instances), dtype=bool)  # not answered by the batch: flagged
+        for idxs, X, real, D, R, _, caps in answered_groups(instances, xs):
+            out[idxs] = (_raisable_many(widened(X, up=False), D, R, caps, mode) & real).any(axis=1)
+        return out
 
     def check(self, policy: str | Policy, instance: Instance, mode: str = CONTINUOUS) -> Violation | None:
         ev = Evaluator(policy, mode)
@@ -204,6 +206,24 @@ def _raisable(instance: Instance, x: np.ndarray, mode: str) -> np.ndarray:
         fits = np.all((slack[None, :] > tol[None, :]) | (D == 0), axis=1)
         below_cap = x < k - (COMPARE_RTOL * np.where(np.isfinite(k), k, 0.0) + COMPARE_ATOL)
     return np.flatnonzero(fits & below_cap)
+
+
+def _raisable_many(X: np.ndarray, D: np.ndarray, R: np.ndarray, k: np.ndarray, mode: str) -> np.ndarray:
+    """:func:`_raisable` of a padded group (see
+    :func:`._batch.answered_groups`) as a (K, n) mask: tasks ``X`` (K, n),
+    demands ``D`` (K, n, m), capacities ``R`` (K, m), caps ``k`` (K, n),
+    row by row the comparisons of one instance (a padded user, capped at 0
+    and demanding nothing, is never raisable; a padded resource is demanded
+    by nobody)."""
+    slack = R - np.einsum("kn,knm->km", X, D)
+    tol = COMPARE_RTOL * R + COMPARE_ATOL
+    if mode == DISCRETE:
+        fits = np.all((D <= (slack + tol)[:, None, :]) | (D == 0), axis=2)
+        below_cap = X + 1 <= k + COMPARE_ATOL
+    else:
+        fits = np.all(((slack > tol)[:, None, :]) | (D == 0), axis=2)
+        below_cap = X < k - (COMPARE_RTOL * np.where(np.isfinite(k), k, 0.0) + COMPARE_ATOL)
+    return cast(np.ndarray, fits & below_cap)
 
 
 def _room(need: tuple[Fraction, ...], slack: list[Any], cap: Fraction | None, have: Any, mode: str) -> Any | None:
