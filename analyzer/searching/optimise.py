@@ -5,21 +5,25 @@ exact check (so the margin steers, it never decides).
 
 The optimiser evaluates its candidates in batches, one
 :meth:`~analyzer.properties.base.Property.margin_many` call each (a batched
-margin costs about what a few single ones do): a coordinate line search in
-the log of the positive capacities and demands (:func:`line_search`), along
-each coordinate in turn and then along the sweep's overall move (Powell's
-extrapolated direction), until a sweep gains nothing. A line search
-evaluates a grid of :data:`LINE_POINTS` points over the whole feasible
-segment at once, then zooms into the bracket of the best point with another
-grid that also holds the kinks of the lines through the best point's
-neighbours (exact for a piecewise-linear margin, the common case: a margin
-is a minimum of ratios) and the vertex of the parabola through them.
+margin costs about what a few single ones do): line searches in the log of
+the positive capacities and demands (:func:`descend`), along each
+coordinate in turn and then along the sweep's overall move (the
+extrapolated direction of Powell, Computer Journal 7(2), 1964), until a
+sweep gains nothing. A line search (:func:`line_search`) evaluates
+:data:`LINE_POINTS` points of the whole feasible segment at once, closing
+in geometrically on the current point from both ends (a near miss is
+usually close to the minimum along a line), then zooms into the bracket of
+the best point the same way, adding the kinks of the lines through the best
+point's neighbours (exact for a piecewise-linear margin, the common case: a
+margin is a minimum of ratios) and the vertex of the parabola through them
+(:func:`zoom`, :func:`probe`, :func:`kinks`).
 
 The candidates of a batch are counted, and sent to the exact check, in
 their order in the batch, as if evaluated one by one: the search stops at
 the first violation, after the candidates before it, and at the budget, the
 batch cut to the evaluations left. Nothing is random: the same near misses
-give the same candidates.
+give the same candidates, whatever the number of workers (the phase runs in
+the search's own process).
 """
 
 from __future__ import annotations
