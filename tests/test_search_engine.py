@@ -238,10 +238,13 @@ def test_the_optimisation_does_not_check_ties_exactly():
     # the optimisation spends its evaluations on the margin alone: a margin
     # within rounding of 0 never sends an instance to the exact check, so
     # only the stream's instances are checked
+    # (the optimisation finds the margin flat and gives its unused
+    # evaluations back to the stream: fewer than its share may be its own)
     Tie.checks = 0
     r = search("drf", "test-tie", budget=400, seed=0, workers=1)
     assert r.holds is True and r.instances == 400
-    assert Tie.checks == r.instances - int(400 * OPT_FRACTION)
+    streamed = r.generated - r.unsupported - r.not_applicable
+    assert Tie.checks == streamed and 0 < r.instances - streamed <= int(400 * OPT_FRACTION)
 
 
 def test_result_round_trips_through_dict():

@@ -11,8 +11,8 @@ the policies of a table's row walk the same instances):
    (uniform, log-uniform, shared dominant resource, near-ties) with a
    generator seeded by ``(seed, property, class, mode, k)``;
 3. optimisation of the violation margin
-   (:meth:`~analyzer.properties.base.Property.margin`)
-   with scipy's Powell method from the closest near misses of phases 1-2, for the last
+   (:meth:`~analyzer.properties.base.Property.margin_many`, batched line
+   searches) from the closest near misses of phases 1-2, for the last
    ``OPT_FRACTION * budget`` checks (only for properties with a margin).
 
 Instances the policy does not support, or the property says nothing about,
@@ -123,7 +123,7 @@ def run_cell(cell: Cell, recorder: Recorder | None = None, resume: dict[str, Any
     if violation is None and margin is not None and resumed in ("stream", "optimise"):
         if resumed == "stream":
             recorder.emit(st.to_record(cell.key, "optimise"))
-        violation = optimise(cell, st, margin, cell.budget, recorder, tick)
+        violation = optimise(cell, st, cell.budget, recorder, tick)
         if violation is not None:
             phase, at = "optimise", None
             recorder.emit({"type": "found", "cell": cell.key, "pos": None, "phase": phase,
