@@ -50,22 +50,23 @@ def _registered(monkeypatch):
 
 @pytest.mark.parametrize("policy", ["drf", "asset"])
 def test_search_resumes_after_an_interrupt_to_the_same_result(tmp_path, policy):
-    full = search(policy, "test-interruptible", budget=300, seed=4)
+    BUDGET = CHUNK + 44  # more than one chunk of positions
+    full = search(policy, "test-interruptible", budget=BUDGET, seed=4)
     out = tmp_path / "run.jsonl"
     # drf: interrupted after the first chunk of positions was checkpointed
     Interruptible.calls, Interruptible.STOP_AT = 0, CHUNK + 24 if policy == "drf" else 2
     with pytest.raises(KeyboardInterrupt):  # raised by the check itself: in this process (workers=1); pool
         # workers ignore Ctrl-C, and a KeyboardInterrupt raised inside one kills it and leaves the pool waiting
-        search(policy, "test-interruptible", budget=300, seed=4, out=str(out), workers=1)
+        search(policy, "test-interruptible", budget=BUDGET, seed=4, out=str(out), workers=1)
     state = read_records(out)
     assert state.config is not None and not state.finished
     if policy == "drf":
         assert state.progress["drf|test-interruptible"]["checked"] > 0
     Interruptible.STOP_AT = None
-    resumed = search(policy, "test-interruptible", budget=300, seed=4, out=str(out), resume=True)
+    resumed = search(policy, "test-interruptible", budget=BUDGET, seed=4, out=str(out), resume=True)
     assert resumed.outcome() == full.outcome()
     # a finished search is read back, not searched again
-    again = search(policy, "test-interruptible", budget=300, seed=4, out=str(out), resume=True)
+    again = search(policy, "test-interruptible", budget=BUDGET, seed=4, out=str(out), resume=True)
     assert again.outcome() == full.outcome()
 
 

@@ -122,8 +122,9 @@ def numeric_batch(policy: Policy, instances: Sequence[Instance], mode: str) -> l
 #: The answers of the last batch solves (:func:`solved`), by a digest of
 #: the policy, its batch solver and the batch's arrays, oldest first.
 _SOLVED: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-#: Batch solves kept in :data:`_SOLVED` (a table cell screens about 40
-#: chunks of 256 instances; each entry holds the tasks and answered flags).
+#: Batch solves kept in :data:`_SOLVED` (a table cell screens about 10
+#: chunks of 1,024 instances, each in about 20 shape groups; each entry
+#: holds the tasks and answered flags).
 SOLVED_MEMO: int = 256
 
 

@@ -23,8 +23,10 @@ from .instance_stream import Cell
 #: the equivalence tests).
 BATCH_SCREEN: bool = True
 
-#: Positions screened together when :data:`BATCH_SCREEN` is on.
-SCREEN_BATCH: int = 256
+#: Positions screened together when :data:`BATCH_SCREEN` is on (large
+#: batches pay: a batch solve's cost per call is numpy's fixed overhead per
+#: Newton or filling step, shared by the batch's members).
+SCREEN_BATCH: int = 1024
 
 #: Near misses kept as starting points of the optimisation.
 NEAR_MISSES: int = 8

@@ -54,13 +54,13 @@ from .stream import Recorder, Throttle
 GENERATE_FACTOR: int = 25
 
 #: Positions per chunk of work.
-CHUNK: int = 256
+CHUNK: int = 1024
 
 #: Fewest checks a shrink may spend, however small the search budget.
 SHRINK_MIN_CHECKS: int = 60
 
 #: Positions per chunk sent to a worker of a process pool.
-POOL_CHUNK: int = 256
+POOL_CHUNK: int = 1024
 
 
 def shrink_budget(budget: int) -> int:
