@@ -129,7 +129,8 @@ def test_a_worker_failure_is_one_line_and_exit_2(tmp_path: Any, capsys: pytest.C
     try:
         for command in (["search", "--policy", "boom-on-workers", "--property", "envy-freeness"],
                         ["table", "--policy", "boom-on-workers", "--property", "envy-freeness"]):
-            code = cli.main(["--policy-file", str(f), *command, "--budget", "40", "--quiet", "--scheduler", scheduler])
+            # budget 100: positions for more than one chunk (engine.POOL_CHUNK), so chunks go to the workers
+            code = cli.main(["--policy-file", str(f), *command, "--budget", "100", "--quiet", "--scheduler", scheduler])
             err = capsys.readouterr().err
             assert code == 2, err
             assert err.count("\n") == 1 and "--scheduler: a worker failed: RuntimeError: boom" in err
