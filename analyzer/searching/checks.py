@@ -6,13 +6,12 @@ properties checked)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
 
 import numpy as np
 
-from models import Instance, Policy, PolicyError, SolverError
+from models import Instance, SolverError
 
 from ..properties.base import Violation
 from .instance_stream import Cell
@@ -107,7 +106,7 @@ def near_misses(cell: Cell, near: list[tuple[int, Instance]]) -> list[tuple[floa
     """``(margin, position)`` of the checked instances ``near`` (position,
     instance) in the search's mode, their margins taken in one call
     (:meth:`~analyzer.properties.base.Property.margin_many`); an instance
-    without a finite margin is skipped (as :func:`safe_margin` skips it)."""
+    without a margin (``nan``: not finite, or no solution there) is skipped."""
     if not near:
         return []
     margins = cell.prop.margin_many(cell.policy, [inst for _, inst in near], cell.mode)
@@ -137,19 +136,6 @@ def check_one(cell: Cell, inst: Instance) -> tuple[str, Violation | None, str | 
     """:func:`screenable`, then :func:`checked_kind` when it says ``c``."""
     kind = screenable(cell, inst)
     return checked_kind(cell, inst) if kind == "c" else (kind, None, None)
-
-
-def safe_margin(margin: Callable[[Policy, Instance, str], float], policy: Policy, inst: Instance,
-                mode: str) -> float | None:
-    """The property's margin on ``inst`` in the search's ``mode`` (a
-    discrete search steers by the discrete margin), or ``None`` when it is
-    not finite or the policy cannot be solved there (the search then skips
-    it)."""
-    try:
-        mg = float(margin(policy, inst, mode))
-    except (SolverError, PolicyError):  # PolicyError: no continuous solution (discrete-only policies)
-        return None
-    return mg if math.isfinite(mg) else None
 
 
 def first_violation(cell: Cell, candidates: list[Instance]) -> Violation | None:
